@@ -1,0 +1,96 @@
+//! The command line: clap types only, one `<Name>Args` per subcommand.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// zshm: a Zenoh router and tools for ROS 2, with shared memory you can see.
+///
+/// Exit codes: 0 success, 1 failure, 2 bad input (config, flag or environment variable).
+#[derive(Debug, Parser)]
+#[command(name = "zshm", version, about, long_about = None)]
+pub struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a Zenoh router: a drop-in for rmw_zenoh's `rmw_zenohd`, with shared memory on.
+    Router(RouterArgs),
+    /// Publish verifiable raw payloads (a smoke test for the data path).
+    Pub(PubArgs),
+    /// Receive and verify what `zshm pub` sends, and print a JSON summary.
+    Sub(SubArgs),
+}
+
+/// Config and endpoint flags shared by every subcommand that opens a session (zenohd's names).
+#[derive(Debug, Args, Clone)]
+pub struct SessionArgs {
+    /// Config file (JSON5). Default: $ZENOH_ROUTER_CONFIG_URI / $ZENOH_SESSION_CONFIG_URI, else
+    /// the built-in configs/*_CONFIG.json5.
+    #[arg(short = 'c', long = "config", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Endpoint to listen on, e.g. tcp/127.0.0.1:7447 (repeatable; replaces the config's list).
+    #[arg(short = 'l', long = "listen", value_name = "ENDPOINT")]
+    pub listen: Vec<String>,
+    /// Endpoint to connect to, e.g. tcp/127.0.0.1:7447 (repeatable; replaces the config's list).
+    #[arg(short = 'e', long = "connect", value_name = "ENDPOINT")]
+    pub connect: Vec<String>,
+    /// Disable shared memory whatever the config says (TCP only).
+    #[arg(long)]
+    pub no_shm: bool,
+}
+
+/// `zshm router`.
+#[derive(Debug, Args)]
+pub struct RouterArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+/// `zshm pub`.
+#[derive(Debug, Args)]
+pub struct PubArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Key expression to publish on.
+    #[arg(short, long, default_value = "zshm/test")]
+    pub key: String,
+    /// Payload size in bytes (at least 8: the sequence number).
+    #[arg(short, long, default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(8..))]
+    pub size: u64,
+    /// Number of messages.
+    #[arg(short = 'n', long, default_value_t = 100)]
+    pub count: u64,
+    /// Messages per second (0: as fast as possible).
+    #[arg(short, long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// Copy each payload with `publish(&[u8])` instead of filling a loan in place.
+    #[arg(long)]
+    pub copy: bool,
+    /// Seconds to wait for a subscriber before publishing.
+    #[arg(long, default_value_t = 30.0)]
+    pub wait: f64,
+}
+
+/// `zshm sub`.
+#[derive(Debug, Args)]
+pub struct SubArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Key expression to subscribe to.
+    #[arg(short, long, default_value = "zshm/test")]
+    pub key: String,
+    /// Stop after this many messages.
+    #[arg(short = 'n', long, default_value_t = 100)]
+    pub count: u64,
+    /// Give up after this many seconds without reaching --count.
+    #[arg(short, long, default_value_t = 60.0)]
+    pub timeout: f64,
+}

@@ -1,0 +1,65 @@
+//! One module per subcommand, plus what they share: opening a session from the common flags,
+//! waiting for SIGINT/SIGTERM, and telling input errors apart.
+
+mod publish;
+mod router;
+mod subscribe;
+
+use std::process::ExitCode;
+
+use crate::cli::{Command, SessionArgs};
+
+/// Runs one subcommand.
+pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Router(args) => router::run(args).await,
+        Command::Pub(args) => publish::run(args).await,
+        Command::Sub(args) => subscribe::run(args).await,
+    }
+}
+
+/// True for errors caused by what the user gave us (exit code 2).
+pub fn is_input_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.is::<zshm::ConfigError>()
+            || cause
+                .downcast_ref::<zshm::OpenError>()
+                .is_some_and(|e| matches!(e, zshm::OpenError::Config(_)))
+    })
+}
+
+/// A session builder from the shared flags.
+pub fn session_builder(role: zshm::Role, args: &SessionArgs) -> zshm::SessionBuilder {
+    let mut builder = zshm::Session::builder_for(role)
+        .listen(args.listen.iter().cloned())
+        .connect(args.connect.iter().cloned())
+        .no_shm(args.no_shm);
+    if let Some(path) = &args.config {
+        builder = builder.config_file(path);
+    }
+    builder
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM.
+pub async fn shutdown_signal() -> anyhow::Result<&'static str> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(tokio::select! {
+        _ = interrupt.recv() => "SIGINT",
+        _ = terminate.recv() => "SIGTERM",
+    })
+}
+
+/// The session's SHM status as JSON, for summaries.
+pub fn shm_status_json(status: &zshm::ShmStatus) -> serde_json::Value {
+    match status.unavailable_reason() {
+        None => serde_json::json!({ "active": true, "detail": status.to_string() }),
+        Some(reason) => serde_json::json!({
+            "active": false,
+            "reason": reason.label(),
+            "detail": reason.to_string(),
+            "remedy": reason.remedy(),
+        }),
+    }
+}

@@ -1,0 +1,33 @@
+//! `zshm router`: a Zenoh router in the place of rmw_zenoh's `rmw_zenohd`.
+//!
+//! It prints `Started Zenoh router with id <zid>` exactly as rmw_zenohd does, then one status
+//! line with the listen locators, the config used and the shared-memory state, and runs until
+//! SIGINT or SIGTERM.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::cli::RouterArgs;
+
+/// Runs the router until a signal arrives.
+pub async fn run(args: RouterArgs) -> anyhow::Result<ExitCode> {
+    let session = super::session_builder(zshm::Role::Router, &args.session)
+        .open()
+        .await
+        .context("cannot start the router")?;
+    println!("Started Zenoh router with id {}", session.zid());
+    println!(
+        "zshm router: listening on {}; config {}; shared memory {}",
+        session.locators().await.join(", "),
+        session.config_source(),
+        session.shm_status()
+    );
+    let signal = super::shutdown_signal().await?;
+    tracing::info!("{signal} received, closing the router");
+    session
+        .close()
+        .await
+        .map_err(|err| anyhow::anyhow!("closing the router: {err}"))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,83 @@
+//! `zshm sub`: receives what `zshm pub` sends, checks every byte of every payload, and prints a
+//! JSON summary on stdout. Exits 0 only when `--count` distinct messages arrived intact.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::cli::SubArgs;
+
+#[derive(Debug, Default, Serialize)]
+struct Tally {
+    received: u64,
+    shm: u64,
+    corrupt: u64,
+    duplicates: u64,
+    bytes: u64,
+    #[serde(skip)]
+    seen: std::collections::HashSet<u64>,
+}
+
+/// Receives, verifies and reports.
+pub async fn run(args: SubArgs) -> anyhow::Result<ExitCode> {
+    let session = super::session_builder(zshm::Role::Session, &args.session)
+        .open()
+        .await
+        .context("cannot open the session")?;
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    let done = Arc::new(tokio::sync::Notify::new());
+    let (count, sink, notify) = (args.count, tally.clone(), done.clone());
+    let _subscriber = session
+        .declare_callback_subscriber(&args.key, move |sample| {
+            let verdict = zshm::pattern::verify(sample.payload());
+            let mut tally = sink.lock().expect("no panics while holding the tally");
+            tally.received += 1;
+            tally.bytes += sample.payload().len() as u64;
+            tally.shm += u64::from(sample.is_shm());
+            match verdict {
+                Ok(seq) if !tally.seen.insert(seq) => tally.duplicates += 1,
+                Ok(_) => {}
+                Err(err) => {
+                    tally.corrupt += 1;
+                    tracing::error!("{err}");
+                }
+            }
+            if tally.seen.len() as u64 >= count {
+                notify.notify_one();
+            }
+        })
+        .await
+        .context("cannot declare the subscriber")?;
+    tracing::info!(key = %args.key, "subscribed");
+
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.0));
+    let completed = tokio::select! {
+        _ = done.notified() => true,
+        _ = tokio::time::sleep(timeout) => false,
+        signal = super::shutdown_signal() => { tracing::info!("{} received", signal?); false }
+    };
+    drop(_subscriber);
+
+    let (summary, ok) = {
+        let tally = tally.lock().expect("no panics while holding the tally");
+        let distinct = tally.seen.len() as u64;
+        let summary = serde_json::json!({
+            "expected": args.count,
+            "distinct": distinct,
+            "missing": args.count.saturating_sub(distinct),
+            "tally": &*tally,
+            "shm_status": super::shm_status_json(session.shm_status()),
+            "stats": session.stats().snapshot(),
+        });
+        (summary, completed && tally.corrupt == 0 && tally.duplicates == 0)
+    };
+    println!("{summary}");
+    session
+        .close()
+        .await
+        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

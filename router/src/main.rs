@@ -1,0 +1,63 @@
+//! `zshm`: the zshm command-line program. This file only parses, dispatches and maps errors to
+//! exit codes; every subcommand lives in `cmd/`, and the logic in the `zshm` library.
+
+mod cli;
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    init_tracing();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => return report(&anyhow::Error::new(err).context("cannot start the async runtime")),
+    };
+    match runtime.block_on(cmd::run(cli.command)) {
+        Ok(code) => code,
+        Err(err) => report(&err),
+    }
+}
+
+/// The log filter when `RUST_LOG` is unset. zenoh_config warns about two keys that rmw_zenoh's
+/// templates still carry (`routing/router/peers_failover_brokering`, `routing/peer/mode`); our
+/// configs keep them so they stay drop-in for rmw_zenoh, so that warning is silenced by default.
+const DEFAULT_LOG_FILTER: &str = "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error";
+
+/// Logs go to stderr, filtered by `RUST_LOG`, coloured only on a terminal.
+fn init_tracing() {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+/// Prints the error chain and picks the exit code: 2 for bad input, 1 for anything else, 0 for a
+/// closed stdout (the reader went away, as with `| head`).
+fn report(err: &anyhow::Error) -> ExitCode {
+    let broken_pipe = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
+    // Each cause is tidied: zenoh's own errors carry Rust source paths users cannot act on.
+    let causes: Vec<String> = err
+        .chain()
+        .map(|cause| zshm::zenoh_text::tidy(&cause.to_string()))
+        .collect();
+    eprintln!("zshm: error: {}", causes.join(": "));
+    if cmd::is_input_error(err) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
+    }
+}

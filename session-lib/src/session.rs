@@ -1,0 +1,306 @@
+//! [`Session`]: a zenoh session opened from an rmw_zenoh-compatible config, with its SHM pool or
+//! a reported reason why there is none.
+//!
+//! Opening follows this sequence, so that shared memory problems degrade to TCP instead of
+//! failing or panicking inside zenoh 1.10.2:
+//!
+//! 1. resolve the config ([`crate::config`]) and refuse a `ZENOH_RUNTIME` zenoh would panic on;
+//! 2. check /dev/shm and the locked-memory limit ([`crate::shm::preflight`]); on failure, turn
+//!    SHM off (and `mode` to `lazy`, which zenoh needs to not panic) before opening;
+//! 3. open; if that fails with SHM on, reopen once with SHM off;
+//! 4. create the SHM pool now, not on the first big message;
+//! 5. for nodes, check for a router `ZENOH_ROUTER_CHECK_ATTEMPTS` times, as rmw_zenoh does.
+//!
+//! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
+use crate::shm::{self, ShmPool, ShmStatus, ShmUnavailable};
+use crate::stats::SessionStats;
+
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The config, an override or an environment variable is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// zenoh refused to open, even without shared memory (e.g. the listen port is taken).
+    #[error("zenoh could not open the session")]
+    Zenoh {
+        /// zenoh's error.
+        #[source]
+        source: zenoh::Error,
+    },
+}
+
+/// Builds a [`Session`]; see [`Session::builder`].
+#[derive(Debug, Clone)]
+pub struct SessionBuilder {
+    request: ConfigRequest,
+    env: Environment,
+    dev_shm: PathBuf,
+}
+
+impl SessionBuilder {
+    /// Uses this config file instead of the environment variable or the built-in default.
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.request.file = Some(path.into());
+        self
+    }
+
+    /// Replaces `listen/endpoints`.
+    pub fn listen(mut self, endpoints: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.request.listen = endpoints.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Replaces `connect/endpoints`.
+    pub fn connect(mut self, endpoints: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.request.connect = endpoints.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Turns shared memory off whatever the config says.
+    pub fn no_shm(mut self, no_shm: bool) -> Self {
+        self.request.no_shm = no_shm;
+        self
+    }
+
+    /// Reads the `ZENOH_*` variables from `env` instead of the process environment.
+    pub fn environment(mut self, env: Environment) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// Resolves the config without opening anything: what `open` would use.
+    pub fn resolve(&self) -> Result<config::ResolvedConfig, ConfigError> {
+        config::resolve(&self.request, &self.env)
+    }
+
+    /// Opens the session (see the module docs for the sequence).
+    pub async fn open(self) -> Result<Session, OpenError> {
+        let resolved = self.resolve()?;
+        if let Some(value) = self.env.get(config::env::ZENOH_RUNTIME) {
+            config::runtime_env::validate(value).map_err(ConfigError::from)?;
+        }
+        let router_checks = router_check_attempts(&self.env)?;
+        let settings = resolved.shm.clone();
+
+        let mut verdict = shm::plan(&settings, &self.dev_shm);
+        let mut zenoh_config = resolved.zenoh.clone();
+        if verdict.is_err() {
+            disable_shm(&mut zenoh_config);
+        }
+        let session = match zenoh::open(zenoh_config.clone()).await {
+            Ok(session) => session,
+            Err(err) if verdict.is_ok() && mentions_shm(&err.to_string()) => {
+                verdict = Err(ShmUnavailable::OpenFailed {
+                    error: crate::zenoh_text::tidy(&err.to_string()),
+                });
+                disable_shm(&mut zenoh_config);
+                zenoh::open(zenoh_config)
+                    .await
+                    .map_err(|source| OpenError::Zenoh { source })?
+            }
+            Err(source) => return Err(OpenError::Zenoh { source }),
+        };
+
+        let stats = Arc::new(SessionStats::default());
+        let pool = match verdict {
+            Ok(()) => shm::acquire_provider(&session, &settings).await,
+            Err(reason) => Err(reason),
+        };
+        let (shm_status, pool) = match pool {
+            Ok(provider) => (
+                ShmStatus::Active {
+                    pool_size: settings.pool_size,
+                    threshold: settings.message_size_threshold,
+                },
+                Some(Arc::new(ShmPool::new(
+                    provider,
+                    settings.pool_size,
+                    stats.clone(),
+                ))),
+            ),
+            Err(reason) => {
+                log_unavailable(&reason);
+                (ShmStatus::Unavailable(reason), None)
+            }
+        };
+
+        let session = Session {
+            inner: session,
+            role: resolved.role,
+            source: resolved.source,
+            shm_status,
+            pool,
+            threshold: settings.message_size_threshold,
+            stats,
+        };
+        if resolved.role == Role::Session {
+            session.check_for_router(router_checks).await;
+        }
+        Ok(session)
+    }
+}
+
+/// Whether an open error comes from zenoh's SHM setup (segment creation, the SHM init).
+fn mentions_shm(error: &str) -> bool {
+    let error = error.to_ascii_lowercase();
+    ["shm", "shared memory", "segment"]
+        .iter()
+        .any(|word| error.contains(word))
+}
+
+fn disable_shm(config: &mut zenoh::Config) {
+    // Both keys exist in zenoh's schema, so these inserts cannot fail.
+    let _ = config.insert_json5("transport/shared_memory/enabled", "false");
+    let _ = config.insert_json5("transport/shared_memory/mode", "\"lazy\"");
+}
+
+fn log_unavailable(reason: &ShmUnavailable) {
+    if reason.is_deliberate() {
+        tracing::info!(
+            cause = reason.label(),
+            "shared memory off ({reason}); using the network"
+        );
+    } else {
+        tracing::warn!(
+            cause = reason.label(),
+            "shared memory unavailable, falling back to TCP: {reason}; fix: {}",
+            reason.remedy()
+        );
+    }
+}
+
+/// How many router checks to make: `None` skips them, `Some(u64::MAX)` means forever.
+fn router_check_attempts(env: &Environment) -> Result<Option<u64>, ConfigError> {
+    let Some(raw) = env.get(config::env::ROUTER_CHECK_ATTEMPTS) else {
+        return Ok(Some(1));
+    };
+    let value: i64 = raw.trim().parse().map_err(|_| ConfigError::EnvVar {
+        name: config::env::ROUTER_CHECK_ATTEMPTS,
+        value: raw.to_owned(),
+        expected: "an integer (0 waits forever, a negative value skips the check)",
+    })?;
+    Ok(match value {
+        v if v < 0 => None,
+        0 => Some(u64::MAX),
+        v => Some(v as u64),
+    })
+}
+
+/// An open zenoh session with zshm's SHM handling.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let session = zshm::Session::builder().connect(["tcp/127.0.0.1:7447"]).open().await?;
+/// println!("shared memory: {}", session.shm_status());
+/// let publisher = session.declare_publisher("demo/cloud", Default::default()).await?;
+/// let mut loan = publisher.loan(4 << 20).await;
+/// loan.fill(7);
+/// publisher.publish_loan(loan).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Session {
+    inner: zenoh::Session,
+    role: Role,
+    source: ConfigSource,
+    shm_status: ShmStatus,
+    pool: Option<Arc<ShmPool>>,
+    threshold: usize,
+    stats: Arc<SessionStats>,
+}
+
+impl Session {
+    /// A builder for a node session (peer mode, `ZENOH_SESSION_CONFIG_URI`).
+    pub fn builder() -> SessionBuilder {
+        Self::builder_for(Role::Session)
+    }
+
+    /// A builder for the given role; [`Role::Router`] reads `ZENOH_ROUTER_CONFIG_URI`.
+    pub fn builder_for(role: Role) -> SessionBuilder {
+        SessionBuilder {
+            request: ConfigRequest::new(role),
+            env: Environment::from_process(),
+            dev_shm: PathBuf::from(shm::preflight::DEV_SHM),
+        }
+    }
+
+    /// The zenoh id, formatted as rmw_zenoh and `rmw_zenohd` print it.
+    pub fn zid(&self) -> String {
+        self.inner.zid().to_string()
+    }
+
+    /// Router or node.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Where the config came from.
+    pub fn config_source(&self) -> &ConfigSource {
+        &self.source
+    }
+
+    /// Whether this session publishes through shared memory, and if not, why.
+    pub fn shm_status(&self) -> &ShmStatus {
+        &self.shm_status
+    }
+
+    /// The SHM pool, when shared memory is active.
+    pub fn shm_pool(&self) -> Option<&Arc<ShmPool>> {
+        self.pool.as_ref()
+    }
+
+    /// Payloads of at least this many bytes go through the pool.
+    pub fn shm_threshold(&self) -> usize {
+        self.threshold
+    }
+
+    /// Live counters of this session.
+    pub fn stats(&self) -> &Arc<SessionStats> {
+        &self.stats
+    }
+
+    /// The underlying zenoh session, for what zshm does not wrap.
+    pub fn zenoh(&self) -> &zenoh::Session {
+        &self.inner
+    }
+
+    /// The locators this session listens on, with real ports when the config asked for port 0.
+    pub async fn locators(&self) -> Vec<String> {
+        self.inner
+            .info()
+            .locators()
+            .await
+            .into_iter()
+            .map(|l| l.to_string())
+            .collect()
+    }
+
+    /// Closes the session, releasing its SHM segments for reuse.
+    pub async fn close(self) -> Result<(), zenoh::Error> {
+        self.inner.close().await
+    }
+
+    async fn check_for_router(&self, attempts: Option<u64>) {
+        let Some(attempts) = attempts else { return };
+        for attempt in 1..=attempts {
+            if self.inner.info().routers_zid().await.next().is_some() {
+                return;
+            }
+            if attempt < attempts {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+        tracing::warn!(
+            attempts,
+            "no zenoh router found; peers will not discover each other until a router is started (zshm router)"
+        );
+    }
+}

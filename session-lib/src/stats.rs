@@ -1,0 +1,182 @@
+//! Counters of what went through shared memory, what went over the network, and every fallback.
+//!
+//! One [`SessionStats`] lives in each session; publishers and subscribers update it with relaxed
+//! atomics (a few nanoseconds on the hot path). [`SessionStats::snapshot`] copies it out for
+//! printing, JSON or the Prometheus exporter.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why one loan or publish could not use the SHM pool and used the heap instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LoanFallback {
+    /// Every buffer of the pool is still held by readers, even after reclaiming and retrying.
+    PoolExhausted,
+    /// The message is bigger than the whole pool.
+    LargerThanPool,
+    /// zenoh refused the allocation for another reason.
+    AllocFailed,
+}
+
+impl LoanFallback {
+    /// Every variant, in label order.
+    pub const ALL: [LoanFallback; 3] = [
+        LoanFallback::PoolExhausted,
+        LoanFallback::LargerThanPool,
+        LoanFallback::AllocFailed,
+    ];
+
+    /// The Prometheus `reason` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            LoanFallback::PoolExhausted => "pool_exhausted",
+            LoanFallback::LargerThanPool => "larger_than_pool",
+            LoanFallback::AllocFailed => "alloc_failed",
+        }
+    }
+
+    /// What to do about it.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            LoanFallback::PoolExhausted => {
+                "readers hold every buffer: raise ZENOH_SHM_ALLOC_SIZE (N x message size + 64 KiB) or drop samples sooner"
+            }
+            LoanFallback::LargerThanPool => "raise ZENOH_SHM_ALLOC_SIZE above the message size",
+            LoanFallback::AllocFailed => "run `zshm doctor`",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            LoanFallback::PoolExhausted => 0,
+            LoanFallback::LargerThanPool => 1,
+            LoanFallback::AllocFailed => 2,
+        }
+    }
+}
+
+/// Live counters of one session.
+#[derive(Debug, Default)]
+pub struct SessionStats {
+    published_shm_messages: AtomicU64,
+    published_shm_bytes: AtomicU64,
+    published_heap_messages: AtomicU64,
+    published_heap_bytes: AtomicU64,
+    received_shm_messages: AtomicU64,
+    received_shm_bytes: AtomicU64,
+    received_net_messages: AtomicU64,
+    received_net_bytes: AtomicU64,
+    received_dropped: AtomicU64,
+    fallbacks: [AtomicU64; 3],
+}
+
+/// A copy of [`SessionStats`] at one instant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StatsSnapshot {
+    /// Messages published from the SHM pool.
+    pub published_shm_messages: u64,
+    /// Payload bytes published from the SHM pool.
+    pub published_shm_bytes: u64,
+    /// Messages published from the heap (small, SHM off, or a fallback).
+    pub published_heap_messages: u64,
+    /// Payload bytes published from the heap.
+    pub published_heap_bytes: u64,
+    /// Samples received whose payload is in shared memory.
+    pub received_shm_messages: u64,
+    /// Payload bytes of those samples.
+    pub received_shm_bytes: u64,
+    /// Samples received over the network.
+    pub received_net_messages: u64,
+    /// Payload bytes of those samples.
+    pub received_net_bytes: u64,
+    /// Samples rejected on receipt (malformed; counted and logged, never delivered).
+    pub received_dropped: u64,
+    /// Loans that fell back to the heap because the pool was exhausted.
+    pub fallback_pool_exhausted: u64,
+    /// Loans that fell back to the heap because the message is larger than the pool.
+    pub fallback_larger_than_pool: u64,
+    /// Loans that fell back to the heap for another allocation error.
+    pub fallback_alloc_failed: u64,
+}
+
+impl StatsSnapshot {
+    /// Number of fallbacks for one reason.
+    pub fn fallbacks(&self, reason: LoanFallback) -> u64 {
+        match reason {
+            LoanFallback::PoolExhausted => self.fallback_pool_exhausted,
+            LoanFallback::LargerThanPool => self.fallback_larger_than_pool,
+            LoanFallback::AllocFailed => self.fallback_alloc_failed,
+        }
+    }
+}
+
+fn add(counter: &AtomicU64, value: u64) {
+    counter.fetch_add(value, Ordering::Relaxed);
+}
+
+impl SessionStats {
+    pub(crate) fn published(&self, shm: bool, bytes: usize) {
+        if shm {
+            add(&self.published_shm_messages, 1);
+            add(&self.published_shm_bytes, bytes as u64);
+        } else {
+            add(&self.published_heap_messages, 1);
+            add(&self.published_heap_bytes, bytes as u64);
+        }
+    }
+
+    pub(crate) fn received(&self, shm: bool, bytes: usize) {
+        if shm {
+            add(&self.received_shm_messages, 1);
+            add(&self.received_shm_bytes, bytes as u64);
+        } else {
+            add(&self.received_net_messages, 1);
+            add(&self.received_net_bytes, bytes as u64);
+        }
+    }
+
+    pub(crate) fn fallback(&self, reason: LoanFallback) {
+        add(&self.fallbacks[reason.index()], 1);
+    }
+
+    /// Copies the counters out.
+    pub fn snapshot(&self) -> StatsSnapshot {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        StatsSnapshot {
+            published_shm_messages: get(&self.published_shm_messages),
+            published_shm_bytes: get(&self.published_shm_bytes),
+            published_heap_messages: get(&self.published_heap_messages),
+            published_heap_bytes: get(&self.published_heap_bytes),
+            received_shm_messages: get(&self.received_shm_messages),
+            received_shm_bytes: get(&self.received_shm_bytes),
+            received_net_messages: get(&self.received_net_messages),
+            received_net_bytes: get(&self.received_net_bytes),
+            received_dropped: get(&self.received_dropped),
+            fallback_pool_exhausted: get(&self.fallbacks[0]),
+            fallback_larger_than_pool: get(&self.fallbacks[1]),
+            fallback_alloc_failed: get(&self.fallbacks[2]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_land_in_their_own_fields() {
+        let stats = SessionStats::default();
+        stats.published(true, 10);
+        stats.published(false, 3);
+        stats.received(true, 7);
+        stats.received(false, 5);
+        stats.fallback(LoanFallback::LargerThanPool);
+        let s = stats.snapshot();
+        assert_eq!((s.published_shm_messages, s.published_shm_bytes), (1, 10));
+        assert_eq!((s.published_heap_messages, s.published_heap_bytes), (1, 3));
+        assert_eq!((s.received_shm_messages, s.received_shm_bytes), (1, 7));
+        assert_eq!((s.received_net_messages, s.received_net_bytes), (1, 5));
+        assert_eq!(s.fallbacks(LoanFallback::LargerThanPool), 1);
+        assert_eq!(s.fallbacks(LoanFallback::PoolExhausted), 0);
+    }
+}
