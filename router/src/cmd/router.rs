@@ -16,6 +16,10 @@ pub async fn run(args: RouterArgs) -> anyhow::Result<ExitCode> {
         .open()
         .await
         .context("cannot start the router")?;
+    if session.shm_status().is_active() {
+        // Segments left in /dev/shm by processes that crashed since the last run.
+        zshm::shm::cleanup_orphaned_segments();
+    }
     println!("Started Zenoh router with id {}", session.zid());
     println!(
         "zshm router: listening on {}; config {}; shared memory {}",

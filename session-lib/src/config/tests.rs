@@ -6,12 +6,12 @@ fn request(role: Role) -> ConfigRequest {
     ConfigRequest::new(role)
 }
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zshm-config-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file in a directory that is removed when the returned guard drops.
+fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 fn get(resolved: &ResolvedConfig, key: &str) -> String {
@@ -36,11 +36,11 @@ fn builtin_defaults_enable_shm_with_the_documented_pool() {
 
 #[test]
 fn explicit_file_beats_environment_which_beats_builtin() {
-    let from_env = temp_file(
+    let (_from_env_dir, from_env) = temp_file(
         "env.json5",
         "{ mode: \"peer\", transport: { shared_memory: { enabled: false } } }",
     );
-    let explicit = temp_file("explicit.json5", "{ mode: \"client\" }");
+    let (_explicit_dir, explicit) = temp_file("explicit.json5", "{ mode: \"client\" }");
     let env = Environment::empty().with(env::SESSION_CONFIG_URI, from_env.to_str().unwrap());
 
     let resolved = resolve(&request(Role::Session), &env).unwrap();
@@ -109,7 +109,7 @@ fn unreadable_file_names_the_file() {
 
 #[test]
 fn syntax_errors_carry_file_and_line() {
-    let path = temp_file(
+    let (_path_dir, path) = temp_file(
         "syntax.json5",
         "{\n  mode: \"peer\",\n  connect: { endpoints: [ \n}\n",
     );
@@ -128,7 +128,7 @@ fn syntax_errors_carry_file_and_line() {
 
 #[test]
 fn unknown_and_mistyped_keys_name_the_key() {
-    let unknown = temp_file(
+    let (_unknown_dir, unknown) = temp_file(
         "unknown.json5",
         "{ transport: { shared_memory: { enabeld: true } } }",
     );
@@ -138,7 +138,7 @@ fn unknown_and_mistyped_keys_name_the_key() {
     assert!(matches!(err, ConfigError::Schema { .. }), "{err:?}");
     assert!(err.to_string().contains("enabeld"), "{err}");
 
-    let mistyped = temp_file(
+    let (_mistyped_dir, mistyped) = temp_file(
         "mistyped.json5",
         "{ transport: { shared_memory: { enabled: \"yes\" } } }",
     );

@@ -70,3 +70,9 @@ fn build_provider(pool_size: usize) -> Result<ShmProvider<PosixShmProviderBacken
             error: crate::zenoh_text::tidy(&err.to_string()),
         })
 }
+
+/// Removes `/dev/shm/*.zenoh` segments that no live process maps any more (left by crashed or
+/// exited processes). Safe to call at any time: segments in use are locked and kept.
+pub fn cleanup_orphaned_segments() {
+    zenoh::shm::cleanup_orphaned_shm_segments();
+}

@@ -119,12 +119,6 @@ pub fn memlock_verdict(limit: Option<u64>, cap_ipc_lock: bool, needed: u64) -> R
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("zshm-preflight-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     #[test]
     fn a_missing_directory_is_reported() {
         let err = check_directory(Path::new("/nonexistent/zshm-dev-shm")).unwrap_err();
@@ -138,30 +132,27 @@ mod tests {
 
     #[test]
     fn a_regular_file_is_not_a_shm_directory() {
-        let dir = temp_dir("file");
-        let file = dir.join("not-a-dir");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-dir");
         std::fs::write(&file, b"x").unwrap();
         assert!(matches!(
             check_directory(&file),
             Err(ShmUnavailable::DevShmMissing { .. })
         ));
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_writable_directory_passes_and_the_probe_is_removed() {
-        let dir = temp_dir("ok");
-        check_directory(&dir).unwrap();
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-        std::fs::remove_dir_all(dir).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        check_directory(dir.path()).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
     fn a_pool_larger_than_the_filesystem_is_too_small() {
-        let dir = temp_dir("big");
-        let err = check_free_space(&dir, u64::MAX / 2).unwrap_err();
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_free_space(dir.path(), u64::MAX / 2).unwrap_err();
         assert!(matches!(err, ShmUnavailable::DevShmTooSmall { .. }));
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -1,0 +1,11 @@
+//! End-to-end tests of the `zshm` binary: real router and node processes on loopback, real
+//! /dev/shm. One test binary, so zenoh is linked once.
+
+mod support;
+
+// Exit codes and messages for every kind of bad input.
+mod bad_input;
+// `zshm router`: start-up lines, signals, reference configs.
+mod router;
+// The data path: SHM on, TCP configs, SHM impossible, heap fallback.
+mod transport;

@@ -1,0 +1,282 @@
+//! Helpers that run the real `zshm` binary: a process guard that captures output line by line
+//! and cleans up its whole process group, and a router fixture on an ephemeral port.
+
+#![allow(dead_code)] // Each test module uses a different subset.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+/// The binary under test.
+pub const ZSHM: &str = env!("CARGO_BIN_EXE_zshm");
+
+/// Deadline for anything a healthy run finishes in a few seconds; generous for loaded CI machines.
+pub const DEADLINE: Duration = Duration::from_secs(120);
+
+/// The repository root (configs/ lives there).
+pub fn repo_path(relative: &str) -> String {
+    format!("{}/../{relative}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[derive(Default)]
+struct Captured {
+    stdout: Vec<String>,
+    stderr: Vec<String>,
+    closed: usize,
+}
+
+/// A running `zshm` process (or a wrapper that execs it) in its own process group.
+pub struct Proc {
+    name: String,
+    child: Child,
+    output: Arc<(Mutex<Captured>, Condvar)>,
+    status: Option<ExitStatus>,
+}
+
+/// How to start a process.
+pub struct Spawn {
+    name: String,
+    program: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+impl Spawn {
+    /// `zshm <args>`.
+    pub fn zshm(name: &str, args: &[&str]) -> Self {
+        Self {
+            name: name.into(),
+            program: ZSHM.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: Vec::new(),
+        }
+    }
+
+    /// `<wrapper...> zshm <args>`, for unshare, setpriv, prlimit.
+    pub fn wrapped(name: &str, wrapper: &[String], args: &[&str]) -> Self {
+        let mut all: Vec<String> = wrapper[1..].to_vec();
+        all.push(ZSHM.into());
+        all.extend(args.iter().map(|a| a.to_string()));
+        Self {
+            name: name.into(),
+            program: wrapper[0].clone(),
+            args: all,
+            env: Vec::new(),
+        }
+    }
+
+    /// Sets an environment variable for the child.
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Starts it, with the developer's ZENOH_* and ROS_* variables scrubbed.
+    pub fn start(self) -> Proc {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .env(
+                "RUST_LOG",
+                "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error",
+            );
+        for (key, _) in std::env::vars() {
+            if key.starts_with("ZENOH_") || key.starts_with("ROS_") {
+                command.env_remove(key);
+            }
+        }
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.program));
+        let output = Arc::new((Mutex::new(Captured::default()), Condvar::new()));
+        pump(child.stdout.take().expect("piped"), output.clone(), true);
+        pump(child.stderr.take().expect("piped"), output.clone(), false);
+        Proc {
+            name: self.name,
+            child,
+            output,
+            status: None,
+        }
+    }
+}
+
+fn pump(stream: impl Read + Send + 'static, output: Arc<(Mutex<Captured>, Condvar)>, is_stdout: bool) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let (lock, signal) = &*output;
+            let mut captured = lock.lock().unwrap();
+            if is_stdout {
+                captured.stdout.push(line)
+            } else {
+                captured.stderr.push(line)
+            }
+            signal.notify_all();
+        }
+        let (lock, signal) = &*output;
+        lock.lock().unwrap().closed += 1;
+        signal.notify_all();
+    });
+}
+
+impl Proc {
+    /// Waits until a stdout line satisfies `matches`, and returns it.
+    pub fn wait_for_stdout(&self, what: &str, matches: impl Fn(&str) -> bool) -> String {
+        self.wait_for(what, |c| c.stdout.iter().find(|l| matches(l)).cloned())
+    }
+
+    /// Waits until a stderr line satisfies `matches`, and returns it.
+    pub fn wait_for_stderr(&self, what: &str, matches: impl Fn(&str) -> bool) -> String {
+        self.wait_for(what, |c| c.stderr.iter().find(|l| matches(l)).cloned())
+    }
+
+    fn wait_for(&self, what: &str, find: impl Fn(&Captured) -> Option<String>) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        let (lock, signal) = &*self.output;
+        let mut captured = lock.lock().unwrap();
+        loop {
+            if let Some(line) = find(&captured) {
+                return line;
+            }
+            let now = Instant::now();
+            if now >= deadline || captured.closed == 2 {
+                drop(captured);
+                panic!("{}: no {what} (exited or timed out)\n{}", self.name, self.dump());
+            }
+            captured = signal.wait_timeout(captured, deadline - now).unwrap().0;
+        }
+    }
+
+    /// Waits for the process to exit and returns its exit code.
+    pub fn wait_exit(&mut self) -> i32 {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                self.status = Some(status);
+                self.wait_for_streams();
+                return status.code().unwrap_or(-1);
+            }
+            if Instant::now() >= deadline {
+                panic!("{}: still running after {DEADLINE:?}\n{}", self.name, self.dump());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_for_streams(&self) {
+        let (lock, signal) = &*self.output;
+        let captured = lock.lock().unwrap();
+        let _unused = signal
+            .wait_timeout_while(captured, Duration::from_secs(5), |c| c.closed < 2)
+            .unwrap();
+    }
+
+    /// Sends a signal to the process group.
+    pub fn signal(&self, signal: Signal) {
+        let _ = killpg(Pid::from_raw(self.child.id() as i32), signal);
+    }
+
+    /// The pid of the direct child.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// All stdout lines so far.
+    pub fn stdout(&self) -> Vec<String> {
+        self.output.0.lock().unwrap().stdout.clone()
+    }
+
+    /// All stderr lines so far.
+    pub fn stderr(&self) -> String {
+        self.output.0.lock().unwrap().stderr.join("\n")
+    }
+
+    /// The last stdout line parsed as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        let stdout = self.stdout();
+        let last = stdout
+            .last()
+            .unwrap_or_else(|| panic!("{}: no stdout\n{}", self.name, self.dump()));
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("{}: not JSON ({e}): {last}", self.name))
+    }
+
+    /// Everything captured, for failure messages.
+    pub fn dump(&self) -> String {
+        let captured = self.output.0.lock().unwrap();
+        format!(
+            "--- {} stdout ---\n{}\n--- {} stderr ---\n{}",
+            self.name,
+            captured.stdout.join("\n"),
+            self.name,
+            captured.stderr.join("\n")
+        )
+    }
+}
+
+impl Proc {
+    /// Stops the whole process group: SIGINT, up to 5 s to exit, then SIGKILL.
+    pub fn stop(&mut self) {
+        if self.status.is_none() && self.child.try_wait().ok().flatten().is_none() {
+            self.signal(Signal::SIGINT);
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline && self.child.try_wait().ok().flatten().is_none() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            self.signal(Signal::SIGKILL);
+            self.status = self.child.wait().ok();
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.stop();
+        if std::thread::panicking() {
+            eprintln!("{}", self.dump());
+        }
+    }
+}
+
+/// A `zshm router` on an ephemeral loopback port.
+pub struct Router {
+    /// The process.
+    pub proc: Proc,
+    /// Its listen locator, e.g. `tcp/127.0.0.1:40123`.
+    pub locator: String,
+}
+
+impl Router {
+    /// Starts `zshm router -l tcp/127.0.0.1:0 <extra>` and reads back its real port.
+    pub fn start(extra: &[&str]) -> Self {
+        let mut args = vec!["router", "-l", "tcp/127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let proc = Spawn::zshm("router", &args).start();
+        let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));
+        let locator = status
+            .split([' ', ',', ';'])
+            .find(|word| word.starts_with("tcp/127.0.0.1:"))
+            .unwrap_or_else(|| panic!("no loopback locator in `{status}`"))
+            .to_owned();
+        Router { proc, locator }
+    }
+}
+
+impl Drop for Router {
+    fn drop(&mut self) {
+        self.proc.stop();
+        // Segments left by the processes of this test are removed once nobody maps them.
+        zshm::shm::cleanup_orphaned_segments();
+    }
+}

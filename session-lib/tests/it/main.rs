@@ -1,0 +1,19 @@
+//! Library integration tests: real zenoh sessions in this process, on ephemeral loopback ports.
+//! Process-level tests (router and nodes as separate programs) live in `router/tests/it`.
+
+// Every reference config from rmw_zenoh and the workshop loads and opens unchanged.
+mod reference_configs;
+// Loans: SHM when the pool has room, a counted heap fallback when it has not.
+mod pool;
+
+use zshm::config::Environment;
+
+/// An environment that skips the router check (these tests open routers themselves).
+pub fn test_env() -> Environment {
+    Environment::empty().with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+}
+
+/// Path of a file under `tests/data/`.
+pub fn data(name: &str) -> String {
+    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
