@@ -36,7 +36,9 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod msgs;
 pub mod pattern;
+pub mod ros;
 pub mod shm;
 pub mod stats;
 pub mod zenoh_text;
@@ -46,10 +48,10 @@ mod session;
 mod subscriber;
 
 pub use config::{ConfigError, Role};
-pub use publisher::{PublishError, Publisher, PublisherOptions};
+pub use publisher::{AdvancedOptions, PublishError, Publisher, PublisherOptions};
 pub use session::{OpenError, Session, SessionBuilder};
 pub use shm::{Loan, ShmStatus, ShmUnavailable};
-pub use subscriber::{CallbackSubscriber, Sample, SubscribeError, Subscriber};
+pub use subscriber::{AdvancedSubscriberOptions, CallbackSubscriber, Sample, SubscribeError, Subscriber};
 
 /// The names most programs need.
 pub mod prelude {

@@ -42,6 +42,8 @@ pub struct PublisherOptions {
     pub block_when_congested: bool,
     /// Send immediately, without batching with other messages.
     pub express: bool,
+    /// Declare a zenoh-ext advanced publisher (what rmw_zenoh always declares).
+    pub advanced: Option<AdvancedOptions>,
 }
 
 impl Default for PublisherOptions {
@@ -51,17 +53,35 @@ impl Default for PublisherOptions {
             reliable: true,
             block_when_congested: true,
             express: false,
+            advanced: None,
         }
     }
+}
+
+/// zenoh-ext advanced-publisher features (rmw_zenoh uses them for `TRANSIENT_LOCAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AdvancedOptions {
+    /// Keep the last N samples for late-joining subscribers.
+    pub cache_depth: Option<usize>,
+    /// Declare the `@adv/pub` liveliness token so subscribers detect this publisher.
+    pub publisher_detection: bool,
+    /// Send sporadic heartbeats with this period so subscribers detect missed samples.
+    pub miss_detection_heartbeat: Option<Duration>,
 }
 
 /// Publishes raw bytes on one key expression.
 #[derive(Debug)]
 pub struct Publisher {
-    inner: zenoh::pubsub::Publisher<'static>,
+    sender: Sender,
     pool: Option<Arc<ShmPool>>,
     threshold: usize,
     stats: Arc<SessionStats>,
+}
+
+#[derive(Debug)]
+enum Sender {
+    Plain(zenoh::pubsub::Publisher<'static>),
+    Advanced(zenoh_ext::AdvancedPublisher<'static>),
 }
 
 impl Session {
@@ -77,7 +97,8 @@ impl Session {
                 source,
             }
         })?;
-        let inner = self
+        let zenoh_error = |source| PublishError::Zenoh { source };
+        let builder = self
             .zenoh()
             .declare_publisher(key)
             .reliability(if options.reliable {
@@ -90,11 +111,28 @@ impl Session {
             } else {
                 CongestionControl::Drop
             })
-            .express(options.express)
-            .await
-            .map_err(|source| PublishError::Zenoh { source })?;
+            .express(options.express);
+        let sender = match options.advanced {
+            None => Sender::Plain(builder.await.map_err(zenoh_error)?),
+            Some(advanced) => {
+                use zenoh_ext::AdvancedPublisherBuilderExt;
+                let mut builder = builder.advanced();
+                if let Some(depth) = advanced.cache_depth {
+                    builder = builder.cache(zenoh_ext::CacheConfig::default().max_samples(depth));
+                }
+                if advanced.publisher_detection {
+                    builder = builder.publisher_detection();
+                }
+                if let Some(period) = advanced.miss_detection_heartbeat {
+                    builder = builder.sample_miss_detection(
+                        zenoh_ext::MissDetectionConfig::default().sporadic_heartbeat(period),
+                    );
+                }
+                Sender::Advanced(builder.await.map_err(zenoh_error)?)
+            }
+        };
         Ok(Publisher {
-            inner,
+            sender,
             pool: self.shm_pool().cloned(),
             threshold: self.shm_threshold(),
             stats: self.stats().clone(),
@@ -105,7 +143,20 @@ impl Session {
 impl Publisher {
     /// The key expression published on.
     pub fn key_expr(&self) -> &str {
-        self.inner.key_expr().as_str()
+        match &self.sender {
+            Sender::Plain(p) => p.key_expr().as_str(),
+            Sender::Advanced(p) => p.key_expr().as_str(),
+        }
+    }
+
+    /// A buffer for a payload of `len` bytes: a loan from the SHM pool at or above the
+    /// threshold, the heap below it (small messages gain nothing from SHM).
+    pub async fn buffer(&self, len: usize) -> Loan {
+        if len >= self.threshold {
+            self.loan(len).await
+        } else {
+            Loan::heap(len)
+        }
     }
 
     /// A writable buffer of `len` bytes, from the SHM pool when shared memory is active (see
@@ -146,34 +197,37 @@ impl Publisher {
         data: &[u8],
         attachment: Option<ZBytes>,
     ) -> Result<(), PublishError> {
-        let loan = match &self.pool {
-            Some(pool) if data.len() >= self.threshold => {
-                let mut loan = pool.loan(data.len()).await;
-                loan.copy_from_slice(data);
-                loan
-            }
-            _ => {
-                self.put(ZBytes::from(data.to_vec()), attachment).await?;
-                self.stats.published(false, data.len());
-                return Ok(());
-            }
+        let buffer = if self.pool.is_some() && data.len() >= self.threshold {
+            let mut loan = self.loan(data.len()).await;
+            loan.copy_from_slice(data);
+            loan
+        } else {
+            Loan::from_vec(data.to_vec())
         };
-        self.publish_loan_with_attachment(loan, attachment).await
+        self.publish_loan_with_attachment(buffer, attachment).await
     }
 
     async fn put(&self, payload: ZBytes, attachment: Option<ZBytes>) -> Result<(), PublishError> {
-        self.inner
-            .put(payload)
-            .attachment(attachment)
-            .await
-            .map_err(|source| PublishError::Zenoh { source })
+        let result = match &self.sender {
+            Sender::Plain(p) => p.put(payload).attachment(attachment).await,
+            Sender::Advanced(p) => p.put(payload).attachment(attachment).await,
+        };
+        result.map_err(|source| PublishError::Zenoh { source })
+    }
+
+    async fn is_matched(&self) -> bool {
+        let status = match &self.sender {
+            Sender::Plain(p) => p.matching_status().await,
+            Sender::Advanced(p) => p.matching_status().await,
+        };
+        status.is_ok_and(|s| s.matching())
     }
 
     /// Waits until at least one subscriber matches, or `timeout` passes. Returns whether one did.
     pub async fn wait_for_subscribers(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
-            if self.inner.matching_status().await.is_ok_and(|s| s.matching()) {
+            if self.is_matched().await {
                 return true;
             }
             if Instant::now() >= deadline {

@@ -15,6 +15,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
@@ -88,6 +89,7 @@ impl SessionBuilder {
             config::runtime_env::validate(value).map_err(ConfigError::from)?;
         }
         let router_checks = router_check_attempts(&self.env)?;
+        let ros_domain_id = ros_domain_id(&self.env)?;
         let settings = resolved.shm.clone();
 
         let mut verdict = shm::plan(&settings, &self.dev_shm);
@@ -133,13 +135,17 @@ impl SessionBuilder {
         };
 
         let session = Session {
-            inner: session,
-            role: resolved.role,
-            source: resolved.source,
-            shm_status,
-            pool,
-            threshold: settings.message_size_threshold,
-            stats,
+            shared: Arc::new(Shared {
+                zenoh: session,
+                role: resolved.role,
+                source: resolved.source,
+                shm_status,
+                pool,
+                threshold: settings.message_size_threshold,
+                stats,
+                ros_domain_id,
+                next_entity_id: AtomicU32::new(0),
+            }),
         };
         if resolved.role == Role::Session {
             session.check_for_router(router_checks).await;
@@ -194,7 +200,19 @@ fn router_check_attempts(env: &Environment) -> Result<Option<u64>, ConfigError> 
     })
 }
 
-/// An open zenoh session with zshm's SHM handling.
+/// `ROS_DOMAIN_ID`, 0 when unset or empty (as rcl does).
+fn ros_domain_id(env: &Environment) -> Result<u32, ConfigError> {
+    match env.get(config::env::ROS_DOMAIN_ID).map(str::trim) {
+        None | Some("") => Ok(0),
+        Some(raw) => raw.parse().map_err(|_| ConfigError::EnvVar {
+            name: config::env::ROS_DOMAIN_ID,
+            value: raw.to_owned(),
+            expected: "a non-negative integer domain id",
+        }),
+    }
+}
+
+/// An open zenoh session with zshm's SHM handling. Cloning is cheap and shares the session.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -206,15 +224,22 @@ fn router_check_attempts(env: &Environment) -> Result<Option<u64>, ConfigError> 
 /// publisher.publish_loan(loan).await?;
 /// # Ok(()) }
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Session {
-    inner: zenoh::Session,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    zenoh: zenoh::Session,
     role: Role,
     source: ConfigSource,
     shm_status: ShmStatus,
     pool: Option<Arc<ShmPool>>,
     threshold: usize,
     stats: Arc<SessionStats>,
+    ros_domain_id: u32,
+    next_entity_id: AtomicU32,
 }
 
 impl Session {
@@ -234,47 +259,59 @@ impl Session {
 
     /// The zenoh id, formatted as rmw_zenoh and `rmw_zenohd` print it.
     pub fn zid(&self) -> String {
-        self.inner.zid().to_string()
+        self.shared.zenoh.zid().to_string()
     }
 
     /// Router or node.
     pub fn role(&self) -> Role {
-        self.role
+        self.shared.role
     }
 
     /// Where the config came from.
     pub fn config_source(&self) -> &ConfigSource {
-        &self.source
+        &self.shared.source
     }
 
     /// Whether this session publishes through shared memory, and if not, why.
     pub fn shm_status(&self) -> &ShmStatus {
-        &self.shm_status
+        &self.shared.shm_status
     }
 
     /// The SHM pool, when shared memory is active.
     pub fn shm_pool(&self) -> Option<&Arc<ShmPool>> {
-        self.pool.as_ref()
+        self.shared.pool.as_ref()
     }
 
     /// Payloads of at least this many bytes go through the pool.
     pub fn shm_threshold(&self) -> usize {
-        self.threshold
+        self.shared.threshold
+    }
+
+    /// `ROS_DOMAIN_ID` at open (0 when unset).
+    pub fn ros_domain_id(&self) -> u32 {
+        self.shared.ros_domain_id
+    }
+
+    /// The next ROS entity id of this session: nodes, publishers and subscriptions all draw from
+    /// one counter starting at 0, as in rmw_zenoh (`get_next_entity_id`).
+    pub(crate) fn next_entity_id(&self) -> u32 {
+        self.shared.next_entity_id.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Live counters of this session.
     pub fn stats(&self) -> &Arc<SessionStats> {
-        &self.stats
+        &self.shared.stats
     }
 
     /// The underlying zenoh session, for what zshm does not wrap.
     pub fn zenoh(&self) -> &zenoh::Session {
-        &self.inner
+        &self.shared.zenoh
     }
 
     /// The locators this session listens on, with real ports when the config asked for port 0.
     pub async fn locators(&self) -> Vec<String> {
-        self.inner
+        self.shared
+            .zenoh
             .info()
             .locators()
             .await
@@ -283,15 +320,15 @@ impl Session {
             .collect()
     }
 
-    /// Closes the session, releasing its SHM segments for reuse.
-    pub async fn close(self) -> Result<(), zenoh::Error> {
-        self.inner.close().await
+    /// Closes the session (for every clone), releasing its SHM segments for reuse.
+    pub async fn close(&self) -> Result<(), zenoh::Error> {
+        self.shared.zenoh.close().await
     }
 
     async fn check_for_router(&self, attempts: Option<u64>) {
         let Some(attempts) = attempts else { return };
         for attempt in 1..=attempts {
-            if self.inner.info().routers_zid().await.next().is_some() {
+            if self.shared.zenoh.info().routers_zid().await.next().is_some() {
                 return;
             }
             if attempt < attempts {

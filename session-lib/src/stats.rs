@@ -55,6 +55,44 @@ impl LoanFallback {
     }
 }
 
+/// Why a received sample was rejected instead of delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DropReason {
+    /// A ROS sample without the rmw_zenoh attachment (rmw_zenoh drops those too).
+    MissingAttachment,
+    /// An attachment that is not rmw_zenoh's format.
+    BadAttachment,
+    /// A payload that is not valid CDR for the topic's type.
+    MalformedCdr,
+}
+
+impl DropReason {
+    /// Every variant, in label order.
+    pub const ALL: [DropReason; 3] = [
+        DropReason::MissingAttachment,
+        DropReason::BadAttachment,
+        DropReason::MalformedCdr,
+    ];
+
+    /// The Prometheus `reason` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            DropReason::MissingAttachment => "missing_attachment",
+            DropReason::BadAttachment => "bad_attachment",
+            DropReason::MalformedCdr => "malformed_cdr",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            DropReason::MissingAttachment => 0,
+            DropReason::BadAttachment => 1,
+            DropReason::MalformedCdr => 2,
+        }
+    }
+}
+
 /// Live counters of one session.
 #[derive(Debug, Default)]
 pub struct SessionStats {
@@ -66,7 +104,7 @@ pub struct SessionStats {
     received_shm_bytes: AtomicU64,
     received_net_messages: AtomicU64,
     received_net_bytes: AtomicU64,
-    received_dropped: AtomicU64,
+    dropped: [AtomicU64; 3],
     fallbacks: [AtomicU64; 3],
 }
 
@@ -89,8 +127,12 @@ pub struct StatsSnapshot {
     pub received_net_messages: u64,
     /// Payload bytes of those samples.
     pub received_net_bytes: u64,
-    /// Samples rejected on receipt (malformed; counted and logged, never delivered).
-    pub received_dropped: u64,
+    /// ROS samples rejected because they had no attachment.
+    pub dropped_missing_attachment: u64,
+    /// ROS samples rejected because their attachment was malformed.
+    pub dropped_bad_attachment: u64,
+    /// ROS samples rejected because their payload was not valid CDR.
+    pub dropped_malformed_cdr: u64,
     /// Loans that fell back to the heap because the pool was exhausted.
     pub fallback_pool_exhausted: u64,
     /// Loans that fell back to the heap because the message is larger than the pool.
@@ -100,6 +142,15 @@ pub struct StatsSnapshot {
 }
 
 impl StatsSnapshot {
+    /// Number of received samples rejected for one reason.
+    pub fn dropped(&self, reason: DropReason) -> u64 {
+        match reason {
+            DropReason::MissingAttachment => self.dropped_missing_attachment,
+            DropReason::BadAttachment => self.dropped_bad_attachment,
+            DropReason::MalformedCdr => self.dropped_malformed_cdr,
+        }
+    }
+
     /// Number of fallbacks for one reason.
     pub fn fallbacks(&self, reason: LoanFallback) -> u64 {
         match reason {
@@ -135,6 +186,10 @@ impl SessionStats {
         }
     }
 
+    pub(crate) fn dropped(&self, reason: DropReason) {
+        add(&self.dropped[reason.index()], 1);
+    }
+
     pub(crate) fn fallback(&self, reason: LoanFallback) {
         add(&self.fallbacks[reason.index()], 1);
     }
@@ -151,7 +206,9 @@ impl SessionStats {
             received_shm_bytes: get(&self.received_shm_bytes),
             received_net_messages: get(&self.received_net_messages),
             received_net_bytes: get(&self.received_net_bytes),
-            received_dropped: get(&self.received_dropped),
+            dropped_missing_attachment: get(&self.dropped[0]),
+            dropped_bad_attachment: get(&self.dropped[1]),
+            dropped_malformed_cdr: get(&self.dropped[2]),
             fallback_pool_exhausted: get(&self.fallbacks[0]),
             fallback_larger_than_pool: get(&self.fallbacks[1]),
             fallback_alloc_failed: get(&self.fallbacks[2]),
@@ -171,7 +228,10 @@ mod tests {
         stats.received(true, 7);
         stats.received(false, 5);
         stats.fallback(LoanFallback::LargerThanPool);
+        stats.dropped(DropReason::MalformedCdr);
         let s = stats.snapshot();
+        assert_eq!(s.dropped(DropReason::MalformedCdr), 1);
+        assert_eq!(s.dropped(DropReason::MissingAttachment), 0);
         assert_eq!((s.published_shm_messages, s.published_shm_bytes), (1, 10));
         assert_eq!((s.published_heap_messages, s.published_heap_bytes), (1, 3));
         assert_eq!((s.received_shm_messages, s.received_shm_bytes), (1, 7));

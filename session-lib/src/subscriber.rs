@@ -1,6 +1,7 @@
 //! [`Subscriber`] and [`Sample`]: receiving raw bytes, read in place.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_core::Stream;
 
@@ -83,7 +84,7 @@ impl Sample {
 /// (backpressure to the publisher) instead of dropping samples.
 #[derive(Debug)]
 pub struct Subscriber {
-    _inner: zenoh::pubsub::Subscriber<()>,
+    _inner: Receiver,
     queue: flume::Receiver<Sample>,
 }
 
@@ -103,7 +104,25 @@ impl Subscriber {
 /// dropped.
 #[derive(Debug)]
 pub struct CallbackSubscriber {
-    _inner: zenoh::pubsub::Subscriber<()>,
+    _inner: Receiver,
+}
+
+/// The zenoh subscriber behind a zshm one; undeclared when dropped.
+#[derive(Debug)]
+pub(crate) enum Receiver {
+    Plain(#[allow(dead_code)] zenoh::pubsub::Subscriber<()>),
+    Advanced(#[allow(dead_code)] zenoh_ext::AdvancedSubscriber<()>),
+}
+
+/// zenoh-ext advanced-subscriber features (rmw_zenoh uses them for `TRANSIENT_LOCAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AdvancedSubscriberOptions {
+    /// Ask publishers' caches for up to this many past samples, including late-joining publishers.
+    pub history_depth: Option<usize>,
+    /// Declare the `@adv/sub` liveliness token so publishers detect this subscriber.
+    pub subscriber_detection: bool,
+    /// Recover missed samples from heartbeats.
+    pub recovery: bool,
 }
 
 /// Queue length of [`Subscriber`].
@@ -114,7 +133,7 @@ impl Session {
     pub async fn declare_subscriber(&self, key_expr: &str) -> Result<Subscriber, SubscribeError> {
         let (tx, queue) = flume::bounded(SUBSCRIBER_QUEUE);
         let inner = self
-            .declare_raw(key_expr, move |sample| {
+            .declare_receiver(key_expr, None, move |sample| {
                 // The receiver is gone only when the Subscriber was dropped: nobody wants it.
                 let _ = tx.send(sample);
             })
@@ -128,15 +147,16 @@ impl Session {
         key_expr: &str,
         callback: impl Fn(Sample) + Send + Sync + 'static,
     ) -> Result<CallbackSubscriber, SubscribeError> {
-        let inner = self.declare_raw(key_expr, callback).await?;
+        let inner = self.declare_receiver(key_expr, None, callback).await?;
         Ok(CallbackSubscriber { _inner: inner })
     }
 
-    async fn declare_raw(
+    pub(crate) async fn declare_receiver(
         &self,
         key_expr: &str,
+        advanced: Option<AdvancedSubscriberOptions>,
         deliver: impl Fn(Sample) + Send + Sync + 'static,
-    ) -> Result<zenoh::pubsub::Subscriber<()>, SubscribeError> {
+    ) -> Result<Receiver, SubscribeError> {
         let key = zenoh::key_expr::KeyExpr::try_from(key_expr.to_owned()).map_err(|source| {
             SubscribeError::KeyExpr {
                 key: key_expr.to_owned(),
@@ -144,14 +164,32 @@ impl Session {
             }
         })?;
         let stats: Arc<SessionStats> = self.stats().clone();
-        self.zenoh()
-            .declare_subscriber(key)
-            .callback(move |sample| {
-                let sample = Sample::new(sample);
-                stats.received(sample.is_shm(), sample.payload().len());
-                deliver(sample);
-            })
-            .await
-            .map_err(|source| SubscribeError::Zenoh { source })
+        let callback = move |sample| {
+            let sample = Sample::new(sample);
+            stats.received(sample.is_shm(), sample.payload().len());
+            deliver(sample);
+        };
+        let zenoh_error = |source| SubscribeError::Zenoh { source };
+        let builder = self.zenoh().declare_subscriber(key);
+        let Some(advanced) = advanced else {
+            return Ok(Receiver::Plain(
+                builder.callback(callback).await.map_err(zenoh_error)?,
+            ));
+        };
+        use zenoh_ext::AdvancedSubscriberBuilderExt;
+        let mut builder = builder.advanced().callback(callback);
+        if let Some(depth) = advanced.history_depth {
+            builder = builder
+                .history(zenoh_ext::HistoryConfig::default().detect_late_publishers().max_samples(depth))
+                // rmw_zenoh waits for history replies without a deadline.
+                .query_timeout(Duration::MAX);
+        }
+        if advanced.subscriber_detection {
+            builder = builder.subscriber_detection();
+        }
+        if advanced.recovery {
+            builder = builder.recovery(zenoh_ext::RecoveryConfig::default().heartbeat());
+        }
+        Ok(Receiver::Advanced(builder.await.map_err(zenoh_error)?))
     }
 }

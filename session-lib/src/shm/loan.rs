@@ -33,8 +33,12 @@ impl Loan {
     }
 
     pub(crate) fn heap(len: usize) -> Self {
+        Self::from_vec(vec![0; len])
+    }
+
+    pub(crate) fn from_vec(buffer: Vec<u8>) -> Self {
         Self {
-            buffer: Buffer::Heap(vec![0; len]),
+            buffer: Buffer::Heap(buffer),
         }
     }
 

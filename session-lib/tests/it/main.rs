@@ -5,6 +5,10 @@
 mod reference_configs;
 // Loans: SHM when the pool has room, a counted heap fallback when it has not.
 mod pool;
+// CDR byte for byte against fixtures written by rosbags.
+mod cdr_fixtures;
+// Malformed CDR, attachments and tokens: errors, never panics.
+mod malformed;
 
 use zshm::config::Environment;
 

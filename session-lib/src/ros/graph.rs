@@ -1,0 +1,137 @@
+//! The ROS graph as the liveliness tokens show it: what `ros2 node list` and
+//! `ros2 topic list -t` print, for zshm and rmw_zenoh nodes alike.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::keyexpr::ros_type_name;
+use super::liveliness::{self, EndpointInfo, EntityKind, NodeInfo, Token};
+use crate::Session;
+
+/// One topic: its types and how many publishers and subscriptions it has.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TopicSummary {
+    /// Fully qualified name.
+    pub name: String,
+    /// ROS type names (`pkg/msg/Type`); more than one means a type mismatch in the graph.
+    pub types: Vec<String>,
+    /// Publishers.
+    pub publishers: usize,
+    /// Subscriptions.
+    pub subscribers: usize,
+}
+
+/// Every node and endpoint announced in one domain.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Graph {
+    /// Nodes, including those only known from their endpoints' tokens.
+    pub nodes: Vec<NodeInfo>,
+    /// Publishers, subscriptions, services and clients.
+    pub endpoints: Vec<EndpointInfo>,
+}
+
+impl Graph {
+    /// Builds the graph from token key expressions; tokens that do not parse are skipped.
+    pub fn from_tokens<'a>(tokens: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut nodes = BTreeMap::new();
+        let mut endpoints = Vec::new();
+        for token in tokens {
+            match liveliness::parse_token(token) {
+                Ok(Token::Node(node)) => {
+                    nodes.insert((node.zid.clone(), node.nid), node);
+                }
+                Ok(Token::Endpoint(endpoint)) => {
+                    // An endpoint token also announces its node (rmw_zenoh's graph cache does
+                    // the same), so arrival order does not matter.
+                    nodes
+                        .entry((endpoint.node.zid.clone(), endpoint.node.nid))
+                        .or_insert_with(|| endpoint.node.clone());
+                    endpoints.push(endpoint);
+                }
+                Err(err) => tracing::debug!("{err}"),
+            }
+        }
+        Self {
+            nodes: nodes.into_values().collect(),
+            endpoints,
+        }
+    }
+
+    /// Node names as `ros2 node list` prints them, sorted.
+    pub fn node_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.nodes.iter().map(NodeInfo::fully_qualified_name).collect();
+        names.sort();
+        names
+    }
+
+    /// Topics (not services), sorted by name.
+    pub fn topics(&self) -> Vec<TopicSummary> {
+        let mut topics: BTreeMap<&str, TopicSummary> = BTreeMap::new();
+        for endpoint in &self.endpoints {
+            if !matches!(endpoint.kind, EntityKind::Publisher | EntityKind::Subscription) {
+                continue;
+            }
+            let entry = topics.entry(&endpoint.topic).or_insert_with(|| TopicSummary {
+                name: endpoint.topic.clone(),
+                types: Vec::new(),
+                publishers: 0,
+                subscribers: 0,
+            });
+            let ros_type = ros_type_name(&endpoint.type_name);
+            if !entry.types.contains(&ros_type) {
+                entry.types.push(ros_type);
+            }
+            match endpoint.kind {
+                EntityKind::Publisher => entry.publishers += 1,
+                _ => entry.subscribers += 1,
+            }
+        }
+        topics.into_values().collect()
+    }
+}
+
+/// Asks the network for every token of `domain` (as rmw_zenoh does at start-up with
+/// `liveliness_get("@ros2_lv/<domain>/**")`) and waits up to `timeout` for the replies.
+pub async fn snapshot(session: &Session, domain: u32, timeout: Duration) -> Result<Graph, zenoh::Error> {
+    let replies = session
+        .zenoh()
+        .liveliness()
+        .get(format!("{}/{domain}/**", liveliness::PREFIX))
+        .timeout(timeout)
+        .await?;
+    let mut tokens = Vec::new();
+    while let Ok(reply) = replies.recv_async().await {
+        if let Ok(sample) = reply.result() {
+            tokens.push(sample.key_expr().as_str().to_owned());
+        }
+    }
+    Ok(Graph::from_tokens(tokens.iter().map(String::as_str)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topics_and_nodes_are_summarised_like_ros2_cli() {
+        let tokens = [
+            "@ros2_lv/0/aa/0/0/NN/%/%/talker",
+            "@ros2_lv/0/aa/0/1/MP/%/%/talker/%chatter/std_msgs::msg::dds_::String_/RIHS01_df66/::,10:,:,:,,",
+            "@ros2_lv/0/bb/0/1/MS/%/%robot1/listener/%chatter/std_msgs::msg::dds_::String_/RIHS01_df66/::,10:,:,:,,",
+            "@ros2_lv/0/bb/0/2/MS/%/%robot1/listener/%chatter/std_msgs::msg::dds_::String_/RIHS01_df66/::,10:,:,:,,",
+            "@ros2_lv/0/bb/0/3/SS/%/%robot1/listener/%add/example_interfaces::srv::dds_::AddTwoInts_/RIHS01_e1/::,10:,:,:,,",
+            "@ros2_lv/0/broken",
+        ];
+        let graph = Graph::from_tokens(tokens);
+        assert_eq!(graph.node_names(), ["/robot1/listener", "/talker"]);
+        assert_eq!(
+            graph.topics(),
+            [TopicSummary {
+                name: "/chatter".into(),
+                types: vec!["std_msgs/msg/String".into()],
+                publishers: 1,
+                subscribers: 2
+            }]
+        );
+    }
+}

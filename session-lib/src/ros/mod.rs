@@ -1,0 +1,27 @@
+//! ROS 2 on the wire, exactly as rmw_zenoh speaks it, so that rmw_zenoh_cpp nodes (`ros2 topic
+//! echo`, RViz) and zshm nodes see and hear each other.
+//!
+//! * [`names`]: node, namespace and topic name rules and expansion.
+//! * [`keyexpr`]: the data key expression of a topic.
+//! * [`liveliness`]: graph tokens (`@ros2_lv/...`) and entity GIDs.
+//! * [`qos`]: QoS profiles, their token encoding, their mapping onto zenoh.
+//! * [`attachment`]: the 33-byte per-sample attachment (sequence number, time stamp, GID).
+//! * [`cdr`]: the payload encoding.
+//! * [`Node`], [`RosPublisher`], [`RosSubscription`]: the typed API built on these.
+//! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
+
+pub mod attachment;
+pub mod cdr;
+pub mod graph;
+pub mod keyexpr;
+pub mod liveliness;
+pub mod names;
+pub mod qos;
+
+mod node;
+mod publisher;
+mod subscription;
+
+pub use node::{Node, NodeError, NodeOptions};
+pub use publisher::{MessageLoan, RosPublisher};
+pub use subscription::{Received, RosSubscription};

@@ -1,0 +1,201 @@
+//! [`RosPublisher`]: typed publishing with rmw_zenoh's QoS mapping, token and attachment, and
+//! zero-copy serialization into shared memory.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use zenoh::bytes::ZBytes;
+
+use super::attachment::Attachment;
+use super::liveliness::{self, EndpointInfo, EntityKind, Gid};
+use super::node::{Node, NodeError, declare_token};
+use super::qos::{Durability, QosProfile, Reliability};
+use crate::msgs::builtin_interfaces::{Time, wall_clock_nanos};
+use crate::msgs::{LoanableMessage, Message};
+use crate::ros::cdr::CdrWriter;
+use crate::{AdvancedOptions, Loan, PublishError, Publisher, PublisherOptions};
+
+/// The heartbeat period rmw_zenoh uses for reliable transient-local publishers
+/// (`SAMPLE_MISS_DETECTION_HEARTBEAT_PERIOD`).
+const HEARTBEAT_PERIOD: Duration = Duration::from_millis(500);
+
+/// Publishes messages of type `T` on one topic.
+#[derive(Debug)]
+pub struct RosPublisher<T> {
+    raw: Publisher,
+    info: EndpointInfo,
+    gid: Gid,
+    sequence: AtomicI64,
+    _token: zenoh::liveliness::LivelinessToken,
+    _type: PhantomData<fn(T)>,
+}
+
+/// The zenoh options rmw_zenoh derives from a QoS profile (`rmw_publisher_data.cpp`).
+fn publisher_options(qos: &QosProfile) -> PublisherOptions {
+    let transient_local = qos.durability == Durability::TransientLocal;
+    let reliable = qos.reliability == Reliability::Reliable;
+    PublisherOptions {
+        reliable,
+        block_when_congested: qos.blocks_when_congested(),
+        express: false,
+        advanced: Some(AdvancedOptions {
+            cache_depth: transient_local.then(|| qos.depth() as usize),
+            publisher_detection: transient_local,
+            miss_detection_heartbeat: (transient_local && reliable).then_some(HEARTBEAT_PERIOD),
+        }),
+    }
+}
+
+impl Node {
+    /// Creates a publisher of `T` on `topic` (expanded for this node).
+    pub async fn create_publisher<T: Message>(
+        &self,
+        topic: &str,
+        qos: QosProfile,
+    ) -> Result<RosPublisher<T>, NodeError> {
+        let info = self.endpoint::<T>(EntityKind::Publisher, topic, qos)?;
+        let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
+        let raw = self
+            .session()
+            .declare_publisher(&key, publisher_options(&qos))
+            .await?;
+        let token = liveliness::endpoint_token(&info);
+        let gid = liveliness::gid(&token);
+        let token = declare_token(self.session(), token).await?;
+        Ok(RosPublisher {
+            raw,
+            info,
+            gid,
+            sequence: AtomicI64::new(0),
+            _token: token,
+            _type: PhantomData,
+        })
+    }
+}
+
+impl<T: Message> RosPublisher<T> {
+    /// Serializes `msg` straight into its send buffer (a loan from the SHM pool at or above the
+    /// threshold) and publishes it with its attachment.
+    pub async fn publish(&self, msg: &T) -> Result<(), PublishError> {
+        let mut buffer = self.raw.buffer(msg.cdr_len()).await;
+        msg.write_cdr(&mut buffer);
+        self.send(buffer).await
+    }
+
+    async fn send(&self, buffer: Loan) -> Result<(), PublishError> {
+        let attachment = Attachment {
+            sequence_number: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
+            source_timestamp: wall_clock_nanos(),
+            source_gid: self.gid,
+        };
+        let attachment = ZBytes::from(attachment.encode().to_vec());
+        self.raw
+            .publish_loan_with_attachment(buffer, Some(attachment))
+            .await
+    }
+
+    /// The publisher's GID (carried in every attachment).
+    pub fn gid(&self) -> Gid {
+        self.gid
+    }
+
+    /// The endpoint as its token describes it (topic, type, QoS, ids).
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+
+    /// The data key expression.
+    pub fn key_expr(&self) -> &str {
+        self.raw.key_expr()
+    }
+
+    /// Messages published so far (the last sequence number).
+    pub fn published(&self) -> i64 {
+        self.sequence.load(Ordering::Relaxed)
+    }
+
+    /// Waits until a subscriber matches, or `timeout` passes. Returns whether one did.
+    pub async fn wait_for_subscribers(&self, timeout: Duration) -> bool {
+        self.raw.wait_for_subscribers(timeout).await
+    }
+}
+
+/// A message being built in place in its send buffer: everything but the data is written; fill
+/// [`data_mut`](MessageLoan::data_mut), optionally [`set_stamp`](MessageLoan::set_stamp) last,
+/// then [`RosPublisher::publish_loan`].
+#[derive(Debug)]
+pub struct MessageLoan<T> {
+    buffer: Loan,
+    data: Range<usize>,
+    _type: PhantomData<fn(T)>,
+}
+
+impl<T: LoanableMessage> MessageLoan<T> {
+    /// The data bytes, in the send buffer (shared memory when [`is_shm`](Self::is_shm)).
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        &mut self.buffer[self.data.clone()]
+    }
+
+    /// Overwrites `header.stamp`, so it can be taken as late as possible before publishing.
+    pub fn set_stamp(&mut self, stamp: Time) {
+        let at = T::STAMP_OFFSET;
+        self.buffer[at..at + 4].copy_from_slice(&stamp.sec.to_le_bytes());
+        self.buffer[at + 4..at + 8].copy_from_slice(&stamp.nanosec.to_le_bytes());
+    }
+
+    /// True when the buffer is in shared memory.
+    pub fn is_shm(&self) -> bool {
+        self.buffer.is_shm()
+    }
+}
+
+impl<T: LoanableMessage> RosPublisher<T> {
+    /// Starts a message shaped like `shape` (its own `data` is ignored) with `data_len` bytes of
+    /// data to be written in place: the zero-copy path for point clouds and images.
+    pub async fn loan(&self, shape: &T, data_len: usize) -> MessageLoan<T> {
+        let mut buffer = self.raw.buffer(shape.shape_len(data_len)).await;
+        let start = shape.write_shape(&mut CdrWriter::new(&mut buffer), data_len);
+        MessageLoan {
+            buffer,
+            data: start..start + data_len,
+            _type: PhantomData,
+        }
+    }
+
+    /// Publishes a message built with [`loan`](Self::loan), without copying it.
+    pub async fn publish_loan(&self, loan: MessageLoan<T>) -> Result<(), PublishError> {
+        self.send(loan.buffer).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ros::qos::History;
+
+    #[test]
+    fn qos_maps_onto_zenoh_as_rmw_zenoh_does() {
+        let volatile = publisher_options(&QosProfile::default());
+        assert!(volatile.reliable && !volatile.block_when_congested);
+        assert_eq!(volatile.advanced, Some(AdvancedOptions::default()));
+
+        let latched = publisher_options(&QosProfile::keep_last(1).durability(Durability::TransientLocal));
+        let advanced = latched.advanced.unwrap();
+        assert_eq!(advanced.cache_depth, Some(1));
+        assert!(advanced.publisher_detection);
+        assert_eq!(advanced.miss_detection_heartbeat, Some(HEARTBEAT_PERIOD));
+
+        let best_effort =
+            publisher_options(&QosProfile::sensor_data().durability(Durability::TransientLocal));
+        assert!(!best_effort.reliable);
+        assert_eq!(best_effort.advanced.unwrap().miss_detection_heartbeat, None);
+
+        let keep_all = publisher_options(&QosProfile {
+            history: History::KeepAll,
+            ..QosProfile::default()
+        });
+        assert!(keep_all.block_when_congested);
+    }
+}

@@ -1,0 +1,161 @@
+//! [`RosSubscription`]: typed receiving. Each sample is checked before it is delivered: it must
+//! carry rmw_zenoh's attachment and its payload must be valid CDR for the topic's type. A sample
+//! that fails is dropped, counted in the session stats by reason, and logged once per reason.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::attachment::Attachment;
+use super::liveliness::{self, EndpointInfo, EntityKind, Gid};
+use super::node::{Node, NodeError, declare_token};
+use super::qos::{Durability, QosProfile, Reliability};
+use crate::Sample;
+use crate::msgs::Message;
+use crate::stats::{DropReason, SessionStats};
+use crate::subscriber::{AdvancedSubscriberOptions, Receiver};
+
+/// A received message of type `T` with its rmw_zenoh metadata. The payload was validated on
+/// receipt; [`view`](Received::view) reads it in place.
+#[derive(Debug)]
+pub struct Received<T> {
+    sample: Sample,
+    attachment: Attachment,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: Message> Received<T> {
+    /// The message read in place: large fields borrow from the received buffer (the publisher's
+    /// shared memory when [`is_shm`](Self::is_shm)).
+    pub fn view(&self) -> T::View<'_> {
+        T::view_cdr(self.sample.payload()).expect("the payload was validated when it was received")
+    }
+
+    /// An owned copy of the message.
+    pub fn decode(&self) -> T {
+        T::from_cdr(self.sample.payload()).expect("the payload was validated when it was received")
+    }
+
+    /// The publisher's sequence number (from 1, contiguous per publisher).
+    pub fn sequence_number(&self) -> i64 {
+        self.attachment.sequence_number
+    }
+
+    /// When the publisher sent it, ns since the UNIX epoch.
+    pub fn source_timestamp(&self) -> i64 {
+        self.attachment.source_timestamp
+    }
+
+    /// The publisher's GID.
+    pub fn publisher_gid(&self) -> Gid {
+        self.attachment.source_gid
+    }
+
+    /// True when the payload came through shared memory.
+    pub fn is_shm(&self) -> bool {
+        self.sample.is_shm()
+    }
+
+    /// The raw CDR payload.
+    pub fn payload(&self) -> &[u8] {
+        self.sample.payload()
+    }
+}
+
+/// Receives messages of type `T` on one topic until dropped.
+#[derive(Debug)]
+pub struct RosSubscription<T> {
+    _receiver: Receiver,
+    info: EndpointInfo,
+    _token: zenoh::liveliness::LivelinessToken,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> RosSubscription<T> {
+    /// The endpoint as its token describes it.
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+}
+
+/// The zenoh options rmw_zenoh derives from a QoS profile (`rmw_subscription_data.cpp`).
+fn subscriber_options(qos: &QosProfile) -> AdvancedSubscriberOptions {
+    let transient_local = qos.durability == Durability::TransientLocal;
+    AdvancedSubscriberOptions {
+        history_depth: transient_local.then(|| qos.depth() as usize),
+        subscriber_detection: transient_local,
+        recovery: transient_local && qos.reliability == Reliability::Reliable,
+    }
+}
+
+/// Checks one sample; counts and logs (once per reason) what it rejects.
+struct Gate {
+    topic: String,
+    stats: Arc<SessionStats>,
+    warned: [AtomicBool; DropReason::ALL.len()],
+}
+
+impl Gate {
+    fn admit<T: Message>(&self, sample: Sample) -> Option<Received<T>> {
+        let attachment = match sample.attachment().map(|a| Attachment::decode(&a.to_bytes())) {
+            None => return self.reject(DropReason::MissingAttachment, "no attachment"),
+            Some(Err(err)) => return self.reject(DropReason::BadAttachment, &err.to_string()),
+            Some(Ok(attachment)) => attachment,
+        };
+        if let Err(err) = T::view_cdr(sample.payload()) {
+            return self.reject(DropReason::MalformedCdr, &err.to_string());
+        }
+        Some(Received {
+            sample,
+            attachment,
+            _type: PhantomData,
+        })
+    }
+
+    fn reject<R>(&self, reason: DropReason, detail: &str) -> Option<R> {
+        self.stats.dropped(reason);
+        let index = DropReason::ALL.iter().position(|r| *r == reason).unwrap_or(0);
+        if !self.warned[index].swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                topic = %self.topic,
+                reason = reason.label(),
+                "dropped a sample (counted; later ones are not logged): {detail}"
+            );
+        }
+        None
+    }
+}
+
+impl Node {
+    /// Subscribes to `topic` (expanded for this node); `callback` runs on zenoh's receive thread
+    /// for each valid message.
+    pub async fn create_subscription<T: Message>(
+        &self,
+        topic: &str,
+        qos: QosProfile,
+        callback: impl Fn(Received<T>) + Send + Sync + 'static,
+    ) -> Result<RosSubscription<T>, NodeError> {
+        let info = self.endpoint::<T>(EntityKind::Subscription, topic, qos)?;
+        let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
+        let gate = Gate {
+            topic: info.topic.clone(),
+            stats: self.session().stats().clone(),
+            warned: Default::default(),
+        };
+        let receiver = self
+            .session()
+            .declare_receiver(&key, Some(subscriber_options(&qos)), move |sample| {
+                if let Some(received) = gate.admit::<T>(sample) {
+                    callback(received);
+                }
+            })
+            .await?;
+        let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
+        Ok(RosSubscription {
+            _receiver: receiver,
+            info,
+            _token: token,
+            _type: PhantomData,
+        })
+    }
+}
