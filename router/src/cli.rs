@@ -24,6 +24,85 @@ pub enum Command {
     Pub(PubArgs),
     /// Receive and verify what `zshm pub` sends, and print a JSON summary.
     Sub(SubArgs),
+    /// Publish std_msgs/String "Hello World: N" like ROS's demo talker.
+    Talker(TalkerArgs),
+    /// Print the std_msgs/String messages of a topic like ROS's demo listener.
+    Listener(ListenerArgs),
+    /// List the ROS topics the graph announces (like `ros2 topic list -t`).
+    Topics(GraphArgs),
+    /// List the ROS nodes the graph announces (like `ros2 node list`).
+    Nodes(GraphArgs),
+}
+
+/// Where a ROS node lives.
+#[derive(Debug, Args, Clone)]
+pub struct NodeArgs {
+    /// Node namespace.
+    #[arg(long, default_value = "/")]
+    pub namespace: String,
+    /// ROS domain (default: $ROS_DOMAIN_ID, else 0).
+    #[arg(long)]
+    pub domain: Option<u32>,
+}
+
+/// `zshm talker`.
+#[derive(Debug, Args)]
+pub struct TalkerArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Topic to publish on.
+    #[arg(short, long, default_value = "chatter")]
+    pub topic: String,
+    /// Stop after this many messages (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+    /// Messages per second.
+    #[arg(short, long, default_value_t = 1.0)]
+    pub rate: f64,
+    /// Seconds to wait for a subscriber before the first message (0: do not wait).
+    #[arg(long, default_value_t = 0.0)]
+    pub wait: f64,
+}
+
+/// `zshm listener`.
+#[derive(Debug, Args)]
+pub struct ListenerArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Topic to listen to.
+    #[arg(short, long, default_value = "chatter")]
+    pub topic: String,
+    /// Stop after this many messages (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+    /// With --count: give up after this many seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+}
+
+/// `zshm topics` and `zshm nodes`.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// ROS domain (default: $ROS_DOMAIN_ID, else 0).
+    #[arg(long)]
+    pub domain: Option<u32>,
+    /// Seconds to wait for the graph's answers.
+    #[arg(long, default_value_t = 2.0)]
+    pub timeout: f64,
+    /// One JSON document instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Config and endpoint flags shared by every subcommand that opens a session (zenohd's names).

@@ -1,11 +1,16 @@
 //! One module per subcommand, plus what they share: opening a session from the common flags,
 //! waiting for SIGINT/SIGTERM, and telling input errors apart.
 
+mod graph;
+mod listener;
 mod publish;
 mod router;
 mod subscribe;
+mod talker;
 
 use std::process::ExitCode;
+
+use anyhow::Context;
 
 use crate::cli::{Command, SessionArgs};
 
@@ -15,6 +20,10 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Router(args) => router::run(args).await,
         Command::Pub(args) => publish::run(args).await,
         Command::Sub(args) => subscribe::run(args).await,
+        Command::Talker(args) => talker::run(args).await,
+        Command::Listener(args) => listener::run(args).await,
+        Command::Topics(args) => graph::topics(args).await,
+        Command::Nodes(args) => graph::nodes(args).await,
     }
 }
 
@@ -38,6 +47,26 @@ pub fn session_builder(role: zshm::Role, args: &SessionArgs) -> zshm::SessionBui
         builder = builder.config_file(path);
     }
     builder
+}
+
+/// Opens a node session and creates a node from the shared node flags.
+pub async fn open_node(
+    session: &crate::cli::SessionArgs,
+    node: &crate::cli::NodeArgs,
+    name: &str,
+) -> anyhow::Result<zshm::ros::Node> {
+    let session = session_builder(zshm::Role::Session, session)
+        .open()
+        .await
+        .context("cannot open the session")?;
+    let options = zshm::ros::NodeOptions {
+        namespace: node.namespace.clone(),
+        domain: node.domain,
+        ..Default::default()
+    };
+    zshm::ros::Node::new(&session, name, options)
+        .await
+        .context("cannot create the node")
 }
 
 /// Resolves when the process receives SIGINT or SIGTERM.

@@ -1,7 +1,7 @@
 //! The ROS graph as the liveliness tokens show it: what `ros2 node list` and
 //! `ros2 topic list -t` print, for zshm and rmw_zenoh nodes alike.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use super::keyexpr::ros_type_name;
@@ -91,21 +91,47 @@ impl Graph {
 }
 
 /// Asks the network for every token of `domain` (as rmw_zenoh does at start-up with
-/// `liveliness_get("@ros2_lv/<domain>/**")`) and waits up to `timeout` for the replies.
+/// `liveliness_get("@ros2_lv/<domain>/**")`) until two rounds in a row agree, or `timeout`.
+///
+/// One query right after a session opens can come back empty: the session may not have learnt
+/// its routes to the token holders yet. Repeating until the answer is stable gives the whole
+/// graph; an empty graph costs the full `timeout`.
 pub async fn snapshot(session: &Session, domain: u32, timeout: Duration) -> Result<Graph, zenoh::Error> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut previous: Option<BTreeSet<String>> = None;
+    loop {
+        let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let tokens = query_tokens(session, domain, remaining.max(Duration::from_millis(100))).await?;
+        let stable = previous.as_ref() == Some(&tokens) && !tokens.is_empty();
+        if stable || tokio::time::Instant::now() >= deadline {
+            return Ok(Graph::from_tokens(tokens.iter().map(String::as_str)));
+        }
+        previous = Some(tokens);
+        tokio::time::sleep(ROUND_PAUSE.min(remaining)).await;
+    }
+}
+
+/// Pause between two graph queries.
+const ROUND_PAUSE: Duration = Duration::from_millis(50);
+
+async fn query_tokens(
+    session: &Session,
+    domain: u32,
+    timeout: Duration,
+) -> Result<BTreeSet<String>, zenoh::Error> {
     let replies = session
         .zenoh()
         .liveliness()
         .get(format!("{}/{domain}/**", liveliness::PREFIX))
         .timeout(timeout)
         .await?;
-    let mut tokens = Vec::new();
+    let mut tokens = BTreeSet::new();
     while let Ok(reply) = replies.recv_async().await {
         if let Ok(sample) = reply.result() {
-            tokens.push(sample.key_expr().as_str().to_owned());
+            tokens.insert(sample.key_expr().as_str().to_owned());
         }
     }
-    Ok(Graph::from_tokens(tokens.iter().map(String::as_str)))
+    Ok(tokens)
 }
 
 #[cfg(test)]

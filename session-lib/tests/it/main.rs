@@ -9,6 +9,8 @@ mod pool;
 mod cdr_fixtures;
 // Malformed CDR, attachments and tokens: errors, never panics.
 mod malformed;
+// Typed ROS nodes: zero-copy clouds, tokens, transient local, rejected samples.
+mod ros_nodes;
 
 use zshm::config::Environment;
 

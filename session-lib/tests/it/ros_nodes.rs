@@ -1,0 +1,261 @@
+//! Typed ROS nodes between two sessions of this process: zero-copy point clouds through shared
+//! memory, graph tokens, transient-local history, and rejection of malformed samples.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use zshm::msgs::Message;
+use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
+use zshm::msgs::std_msgs::{self, Header};
+use zshm::ros::graph;
+use zshm::ros::qos::{Durability, QosProfile};
+use zshm::ros::{Node, NodeOptions};
+use zshm::stats::DropReason;
+use zshm::{PublisherOptions, Session};
+
+use crate::test_env;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Two peer sessions: the first listens on an ephemeral port, the second connects to it.
+async fn session_pair() -> (Session, Session) {
+    let a = Session::builder()
+        .environment(test_env())
+        .listen(["tcp/127.0.0.1:0"])
+        .connect(Vec::<String>::new())
+        .open()
+        .await
+        .unwrap();
+    let locator = a.locators().await.into_iter().next().unwrap();
+    let b = Session::builder()
+        .environment(test_env())
+        .listen(["tcp/127.0.0.1:0"])
+        .connect([locator])
+        .open()
+        .await
+        .unwrap();
+    (a, b)
+}
+
+fn cloud_shape(width: u32) -> PointCloud2 {
+    PointCloud2 {
+        header: Header {
+            frame_id: "camera_depth_optical_frame".into(),
+            ..Default::default()
+        },
+        height: 1,
+        width,
+        fields: vec![
+            PointField::new("x", 0, PointField::FLOAT32),
+            PointField::new("y", 4, PointField::FLOAT32),
+            PointField::new("z", 8, PointField::FLOAT32),
+            PointField::new("rgb", 16, PointField::FLOAT32),
+        ],
+        point_step: 16,
+        row_step: 16 * width,
+        is_dense: true,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn point_cloud_of_4_mib_arrives_through_shm_as_a_borrowed_view() {
+    let (a, b) = session_pair().await;
+    assert!(a.shm_status().is_active() && b.shm_status().is_active());
+    let camera = Node::new(&a, "camera", NodeOptions::default()).await.unwrap();
+    let viewer = Node::new(&b, "viewer", NodeOptions::default()).await.unwrap();
+
+    let (tx, rx) = mpsc::channel();
+    let _subscription = viewer
+        .create_subscription::<PointCloud2>("/it/points", QosProfile::keep_last(10), move |received| {
+            let view = received.view();
+            let fields: Vec<_> = view
+                .fields
+                .iter()
+                .map(|f| (f.name.to_owned(), f.offset))
+                .collect();
+            let intact = zshm::pattern::verify(view.data).ok();
+            let facts = (
+                received.sequence_number(),
+                received.is_shm(),
+                view.width,
+                view.data.len(),
+                fields,
+                intact,
+            );
+            tx.send((facts, view.header.stamp)).unwrap();
+        })
+        .await
+        .unwrap();
+    let publisher = camera
+        .create_publisher::<PointCloud2>("/it/points", QosProfile::keep_last(10))
+        .await
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(DEADLINE).await);
+
+    let width = (4 << 20) / 16;
+    let shape = cloud_shape(width);
+    for seq in 1..=5u64 {
+        let mut loan = publisher.loan(&shape, (4 << 20) as usize).await;
+        assert!(loan.is_shm());
+        zshm::pattern::fill(loan.data_mut(), seq);
+        loan.set_stamp(zshm::msgs::builtin_interfaces::Time {
+            sec: 7,
+            nanosec: seq as u32,
+        });
+        publisher.publish_loan(loan).await.unwrap();
+    }
+    for seq in 1..=5i64 {
+        let ((number, shm, w, len, fields, intact), stamp) = rx.recv_timeout(DEADLINE).unwrap();
+        assert_eq!(number, seq, "contiguous sequence numbers");
+        assert!(shm, "received through shared memory");
+        assert_eq!((w, len), (width, 4 << 20));
+        assert_eq!(
+            fields,
+            [
+                ("x".into(), 0),
+                ("y".into(), 4),
+                ("z".into(), 8),
+                ("rgb".into(), 16)
+            ]
+        );
+        assert_eq!(intact, Some(seq as u64), "every data byte intact");
+        assert_eq!((stamp.sec, stamp.nanosec), (7, seq as u32), "stamp set last");
+    }
+    assert_eq!(b.stats().snapshot().received_shm_messages, 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_announce_nodes_and_endpoints_and_go_away_with_them() {
+    let (a, b) = session_pair().await;
+    let node = Node::new(
+        &a,
+        "announcer",
+        NodeOptions {
+            namespace: "/robot1".into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let publisher = node
+        .create_publisher::<std_msgs::String>("status", QosProfile::sensor_data())
+        .await
+        .unwrap();
+    assert_eq!(publisher.info().topic, "/robot1/status");
+    assert_eq!(publisher.info().id, 1, "entity ids count from the node's 0");
+
+    let topic_publishers = |graph: &graph::Graph| {
+        graph
+            .topics()
+            .into_iter()
+            .find(|t| t.name == "/robot1/status")
+            .map(|t| t.publishers)
+            .unwrap_or(0)
+    };
+    let seen = graph::snapshot(&b, 0, DEADLINE).await.unwrap();
+    assert!(
+        seen.node_names().contains(&"/robot1/announcer".to_owned()),
+        "{:?}",
+        seen.node_names()
+    );
+    assert_eq!(topic_publishers(&seen), 1);
+    let endpoint = seen
+        .endpoints
+        .iter()
+        .find(|e| e.topic == "/robot1/status")
+        .unwrap();
+    assert_eq!(endpoint.qos, QosProfile::sensor_data());
+    assert_eq!(endpoint.node.zid, a.zid());
+
+    drop(publisher);
+    let deadline = Instant::now() + DEADLINE;
+    while topic_publishers(&graph::snapshot(&b, 0, Duration::from_millis(500)).await.unwrap()) != 0 {
+        assert!(Instant::now() < deadline, "the MP token outlived its publisher");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_local_delivers_the_last_message_to_late_subscribers() {
+    let (a, b) = session_pair().await;
+    let latched = QosProfile::keep_last(1).durability(Durability::TransientLocal);
+    let talker = Node::new(&a, "latcher", NodeOptions::default()).await.unwrap();
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/latched", latched)
+        .await
+        .unwrap();
+    publisher
+        .publish(&std_msgs::String { data: "first".into() })
+        .await
+        .unwrap();
+    publisher
+        .publish(&std_msgs::String {
+            data: "latest".into(),
+        })
+        .await
+        .unwrap();
+
+    let late = Node::new(&b, "late", NodeOptions::default()).await.unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _subscription = late
+        .create_subscription::<std_msgs::String>("/it/latched", latched, move |received| {
+            tx.send(received.decode().data).unwrap();
+        })
+        .await
+        .unwrap();
+    assert_eq!(rx.recv_timeout(DEADLINE).unwrap(), "latest");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_samples_are_dropped_and_counted() {
+    let (a, b) = session_pair().await;
+    let listener = Node::new(&b, "strict", NodeOptions::default()).await.unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/strict", QosProfile::default(), move |received| {
+            tx.send(received.decode().data).unwrap();
+        })
+        .await
+        .unwrap();
+    let key = zshm::ros::keyexpr::topic_keyexpr(0, "/it/strict", &std_msgs::String::TYPE);
+    let raw = a
+        .declare_publisher(&key, PublisherOptions::default())
+        .await
+        .unwrap();
+    assert!(raw.wait_for_subscribers(DEADLINE).await);
+
+    let good_cdr = std_msgs::String { data: "good".into() }.to_cdr();
+    let attachment = |seq: i64| {
+        let a = zshm::ros::attachment::Attachment {
+            sequence_number: seq,
+            source_timestamp: 0,
+            source_gid: Default::default(),
+        };
+        Some(zenoh::bytes::ZBytes::from(a.encode().to_vec()))
+    };
+    raw.publish(&good_cdr).await.unwrap(); // no attachment
+    raw.publish_with_attachment(&good_cdr, Some(zenoh::bytes::ZBytes::from(vec![1u8; 10])))
+        .await
+        .unwrap();
+    raw.publish_with_attachment(&[0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x41], attachment(1))
+        .await
+        .unwrap();
+    raw.publish_with_attachment(&[0x00, 0x07, 0, 0, 1, 0, 0, 0, 0], attachment(2))
+        .await
+        .unwrap();
+    raw.publish_with_attachment(&good_cdr, attachment(3))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        rx.recv_timeout(DEADLINE).unwrap(),
+        "good",
+        "only the valid sample is delivered"
+    );
+    let stats = b.stats().snapshot();
+    assert_eq!(stats.dropped(DropReason::MissingAttachment), 1);
+    assert_eq!(stats.dropped(DropReason::BadAttachment), 1);
+    assert_eq!(stats.dropped(DropReason::MalformedCdr), 2);
+    assert!(rx.try_recv().is_err());
+}
