@@ -15,7 +15,7 @@ smoke COUNT='200':
 
 # Run every test (the README's test command).
 test:
-    cargo test --workspace --release
+    tools/test.sh
 
 # Formatting and lints, as CI runs them.
 lint:

@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod latency;
 pub mod msgs;
 pub mod pattern;
 pub mod ros;

@@ -31,6 +31,10 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
 pub fn is_input_error(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause.is::<zshm::ConfigError>()
+            || cause.is::<zshm::ros::names::NameError>()
+            || cause
+                .downcast_ref::<zshm::ros::NodeError>()
+                .is_some_and(|e| matches!(e, zshm::ros::NodeError::Name(_)))
             || cause
                 .downcast_ref::<zshm::OpenError>()
                 .is_some_and(|e| matches!(e, zshm::OpenError::Config(_)))

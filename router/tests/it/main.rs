@@ -5,7 +5,11 @@ mod support;
 
 // Exit codes and messages for every kind of bad input.
 mod bad_input;
+// An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.
+mod interop;
 // `zshm router`: start-up lines, signals, reference configs.
 mod router;
+// ROS nodes between processes: talker, listener, topics, nodes.
+mod ros;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.
 mod transport;

@@ -56,6 +56,16 @@ impl Spawn {
         }
     }
 
+    /// Any other program, e.g. the Python interop peer.
+    pub fn program(name: &str, program: &str, args: &[&str]) -> Self {
+        Self {
+            name: name.into(),
+            program: program.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: Vec::new(),
+        }
+    }
+
     /// `<wrapper...> zshm <args>`, for unshare, setpriv, prlimit.
     pub fn wrapped(name: &str, wrapper: &[String], args: &[&str]) -> Self {
         let mut all: Vec<String> = wrapper[1..].to_vec();

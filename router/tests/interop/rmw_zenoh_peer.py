@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""A small ROS 2 peer that speaks rmw_zenoh's wire protocol, written in Python.
+
+This is an INDEPENDENT implementation of the protocol that rmw_zenoh_cpp (Jazzy,
+0.2.x) uses on top of Zenoh, written from the protocol's description and not
+from zshm's Rust code. zshm's interop tests run it against the real `zshm`
+binaries, so that a mistake shared by zshm's publisher and subscriber (which
+would cancel out in a Rust-only test) still shows up.
+
+What it implements:
+  * data key expressions `<domain>/<topic>/<dds type>/<type hash>`;
+  * liveliness tokens `@ros2_lv/...` for a node (NN) and its publisher (MP) or
+    subscription (MS), with names mangled (`/` -> `%`) and one entity counter
+    per session shared by node and endpoints;
+  * publisher GIDs: XXH3-128 of the endpoint token, 16 bytes little-endian;
+  * the 33-byte sample attachment: int64 LE sequence number, int64 LE source
+    timestamp (ns since the UNIX epoch), 0x10, then the 16-byte GID;
+  * std_msgs/msg/String as little-endian CDR.
+
+Modes (each prints ONE JSON object on stdout and exits 0 iff all went well):
+  listen   subscribe like rmw_zenoh, verify every sample (attachment, sequence
+           numbers, timestamp, CDR) and that the publisher's GID matches the
+           GID computed from the `talker` node's MP liveliness token;
+  talk     wait for a matching MS token, then publish `Hello from Python: k`;
+  garbage  publish samples a conforming subscriber must drop (no attachment,
+           a 10-byte attachment, a truncated CDR payload).
+
+Run it (against a router listening on tcp/127.0.0.1:7447):
+  python3 -m venv .venv && .venv/bin/pip install -r router/tests/interop/requirements.txt
+  .venv/bin/python router/tests/interop/rmw_zenoh_peer.py listen --connect tcp/127.0.0.1:7447 --count 5
+  .venv/bin/python router/tests/interop/rmw_zenoh_peer.py talk --connect tcp/127.0.0.1:7447 --count 5
+  .venv/bin/python router/tests/interop/rmw_zenoh_peer.py garbage --connect tcp/127.0.0.1:7447 --count 3
+"""
+
+import argparse
+import json
+import queue
+import struct
+import sys
+import threading
+import time
+
+import xxhash
+import zenoh
+
+STRING_TYPE = "std_msgs::msg::dds_::String_"
+STRING_HASH = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
+DEFAULT_QOS = "::,10:,:,:,,"  # reliable, volatile, keep_last 10 (rclcpp's default)
+CDR_LE_HEADER = b"\x00\x01\x00\x00"
+GID_LEN = 16
+ATTACHMENT_LEN = 8 + 8 + 1 + GID_LEN  # 33
+MAX_CLOCK_SKEW_NS = 5_000_000_000
+
+
+# ---------------------------------------------------------------- encodings
+def mangle(name):
+    """rmw_zenoh's name mangling: every '/' becomes '%' ('/' alone gives '%')."""
+    return name.replace("/", "%")
+
+
+def gid_of(token):
+    """Entity GID: XXH3-128 of the liveliness token, 16 bytes, low 64 bits first."""
+    return xxhash.xxh3_128_intdigest(token.encode()).to_bytes(GID_LEN, "little")
+
+
+def encode_string(text):
+    data = text.encode("utf-8")
+    return CDR_LE_HEADER + struct.pack("<I", len(data) + 1) + data + b"\x00"
+
+
+def decode_string(payload):
+    if payload[:4] != CDR_LE_HEADER:
+        raise ValueError(f"bad CDR header {payload[:4].hex()}")
+    if len(payload) < 8:
+        raise ValueError("CDR payload too short for a string length")
+    (length,) = struct.unpack_from("<I", payload, 4)
+    body = payload[8 : 8 + length]
+    if length == 0 or len(body) != length or body[-1] != 0:
+        raise ValueError(f"CDR string of length {length} truncated or not NUL-terminated")
+    return body[:-1].decode("utf-8")
+
+
+def encode_attachment(seq, timestamp_ns, gid):
+    return struct.pack("<qqB", seq, timestamp_ns, GID_LEN) + gid
+
+
+def decode_attachment(raw):
+    if raw is None:
+        raise ValueError("sample has no attachment")
+    if len(raw) != ATTACHMENT_LEN or raw[16] != GID_LEN:
+        raise ValueError(f"malformed attachment ({len(raw)} bytes): {raw.hex()}")
+    seq, timestamp_ns = struct.unpack_from("<qq", raw, 0)
+    return seq, timestamp_ns, raw[17:]
+
+
+def parse_token(token):
+    """Split an @ros2_lv token into its fields (None if it is not one)."""
+    parts = token.split("/")
+    if parts[0] != "@ros2_lv" or len(parts) < 9:
+        return None
+    fields = dict(zip(["domain", "zid", "nid", "eid", "kind", "enclave", "namespace", "node"], parts[1:9]))
+    if len(parts) == 13:
+        fields.update(zip(["topic", "type", "hash", "qos"], parts[9:13]))
+    return fields
+
+
+# ---------------------------------------------------------------- the peer
+class RosPeer:
+    """A Zenoh session with one ROS node on it, declared the way rmw_zenoh does."""
+
+    def __init__(self, connect, domain, node_name, namespace="/", enclave="/"):
+        config = zenoh.Config()
+        config.insert_json5("mode", '"peer"')
+        config.insert_json5("connect/endpoints", json.dumps([connect]))
+        config.insert_json5("listen/endpoints", '["tcp/127.0.0.1:0"]')
+        config.insert_json5("scouting/multicast/enabled", "false")
+        config.insert_json5("timestamping/enabled", '{"router": true, "peer": true, "client": true}')
+        self.session = zenoh.open(config)
+        self.domain = domain
+        self.zid = str(self.session.info.zid())
+        self.prefix = f"{domain}/{self.zid}"
+        self.node_suffix = f"{mangle(enclave)}/{mangle(namespace)}/{node_name}"
+        self.counter = 0
+        self.nid = self._next_id()
+        self.node_token = f"@ros2_lv/{self.prefix}/{self.nid}/{self.nid}/NN/{self.node_suffix}"
+        self.tokens = [self.session.liveliness().declare_token(self.node_token)]
+
+    def _next_id(self):
+        value, self.counter = self.counter, self.counter + 1
+        return value
+
+    def data_key(self, topic):
+        return f"{self.domain}/{topic.strip('/')}/{STRING_TYPE}/{STRING_HASH}"
+
+    def declare_endpoint(self, kind, topic):
+        """Declare an MP/MS token for a std_msgs/String topic; returns (token, gid)."""
+        token = (
+            f"@ros2_lv/{self.prefix}/{self.nid}/{self._next_id()}/{kind}/{self.node_suffix}/"
+            f"{mangle('/' + topic.strip('/'))}/{STRING_TYPE}/{STRING_HASH}/{DEFAULT_QOS}"
+        )
+        self.tokens.append(self.session.liveliness().declare_token(token))
+        return token, gid_of(token)
+
+    def query_tokens(self, timeout=2.0):
+        replies = self.session.liveliness().get(f"@ros2_lv/{self.domain}/**", timeout=timeout)
+        return sorted({str(r.ok.key_expr) for r in replies if r.ok is not None})
+
+    def endpoints(self, tokens, kind, topic):
+        """The tokens of `kind` (MP/MS) on `topic` with the String type, from other sessions."""
+        found = []
+        for token in tokens:
+            f = parse_token(token)
+            if (f and f["kind"] == kind and f["zid"] != self.zid and f.get("topic") == mangle("/" + topic.strip("/"))
+                    and f.get("type") == STRING_TYPE and f.get("hash") == STRING_HASH):
+                found.append(token)
+        return found
+
+    def close(self):
+        for token in self.tokens:
+            token.undeclare()
+        self.session.close()
+
+
+def emit(result, ok):
+    print(json.dumps(result), flush=True)
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------- modes
+def listen(args):
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_listener")
+    seen, seen_lock = set(), threading.Lock()
+
+    def on_token(sample):  # every token ever put, so a talker that already left still counts
+        with seen_lock:
+            seen.add(str(sample.key_expr))
+
+    watcher = peer.session.liveliness().declare_subscriber(f"@ros2_lv/{args.domain}/**", on_token, history=True)
+    inbox = queue.Queue()
+    subscriber = peer.session.declare_subscriber(
+        peer.data_key(args.topic),
+        lambda s: inbox.put((s.payload.to_bytes(), s.attachment.to_bytes() if s.attachment is not None else None)))
+    peer.declare_endpoint("MS", args.topic)  # after the subscriber, as rmw_zenoh does
+
+    texts, seqs, gids, errors, last_seq = [], [], set(), [], {}
+    while len(texts) < args.count:
+        try:
+            payload, attachment = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            errors.append(f"timed out after {args.timeout}s with {len(texts)}/{args.count} messages")
+            break
+        try:
+            seq, stamp, gid = decode_attachment(attachment)
+            text = decode_string(payload)
+        except ValueError as e:
+            errors.append(str(e))
+            continue
+        if seq != last_seq.get(gid, 0) + 1:
+            errors.append(f"sequence number {seq} after {last_seq.get(gid, 0)} from GID {gid.hex()}")
+        last_seq[gid] = seq
+        if abs(stamp - time.time_ns()) > MAX_CLOCK_SKEW_NS:
+            errors.append(f"source timestamp {stamp} is more than 5 s away from now")
+        texts.append(text)
+        seqs.append(seq)
+        gids.add(gid)
+
+    queried = set(peer.query_tokens())
+    with seen_lock:
+        tokens = sorted(seen | queried)
+    talker_nodes = [t for t in tokens if (f := parse_token(t)) and f["kind"] == "NN" and f["node"] == "talker"]
+    talker_pubs = [t for t in peer.endpoints(tokens, "MP", args.topic) if parse_token(t)["node"] == "talker"]
+    if not talker_nodes:
+        errors.append("no NN token for node 'talker'")
+    if not talker_pubs:
+        errors.append(f"no MP token of node 'talker' for {args.topic} with type {STRING_TYPE}")
+    for token in talker_pubs:
+        f = parse_token(token)
+        if f["qos"] != DEFAULT_QOS:
+            errors.append(f"MP token QoS {f['qos']!r}, expected {DEFAULT_QOS!r}")
+        if not any(parse_token(n)["zid"] == f["zid"] and parse_token(n)["nid"] == f["nid"] for n in talker_nodes):
+            errors.append(f"MP token {token} has no NN token with the same zid/nid")
+    token_gids = {gid_of(t) for t in talker_pubs}
+    if len(gids) > 1:
+        errors.append(f"samples came with {len(gids)} different GIDs")
+    for gid in gids - token_gids:
+        errors.append(f"attachment GID {gid.hex()} matches no MP token of 'talker' "
+                      f"(token GIDs: {sorted(g.hex() for g in token_gids)})")
+
+    publisher_gid = next(iter(gids)).hex() if len(gids) == 1 else None
+    token_gid = gid_of(talker_pubs[0]).hex() if len(talker_pubs) == 1 else None
+    result = {"received": len(texts), "texts": texts, "sequence_numbers": seqs,
+              "publisher_gid": publisher_gid, "token_gid": token_gid, "tokens": tokens,
+              "ok": not errors, "errors": errors}
+    subscriber.undeclare()
+    watcher.undeclare()
+    peer.close()
+    return emit(result, not errors)
+
+
+def wait_for_subscribers(peer, topic, deadline):
+    """Poll liveliness until an MS token for `topic` shows up (rmw_zenoh's discovery)."""
+    while time.monotonic() < deadline:
+        found = peer.endpoints(peer.query_tokens(timeout=1.0), "MS", topic)
+        if found:
+            return found
+        time.sleep(0.2)
+    return []
+
+
+def linger(peer, topic, subscribers, deadline):
+    """Stay up until those subscribers' tokens are gone (or the deadline), at least 1 s."""
+    deadline = max(deadline, time.monotonic() + 1.0)
+    time.sleep(0.5)
+    while time.monotonic() < deadline:
+        if not set(subscribers) & set(peer.endpoints(peer.query_tokens(timeout=1.0), "MS", topic)):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def publish(args, node_name, make_sample):
+    """Shared body of `talk` and `garbage`: make_sample(k, gid) -> (payload, attachment|None)."""
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, node_name)
+    publisher = peer.session.declare_publisher(peer.data_key(args.topic))
+    _token, gid = peer.declare_endpoint("MP", args.topic)
+    subscribers = wait_for_subscribers(peer, args.topic, deadline)
+    if not subscribers:
+        peer.close()
+        return None, f"no MS token for {args.topic} within {args.timeout}s"
+    for k in range(1, args.count + 1):
+        payload, attachment = make_sample(k, gid)
+        publisher.put(payload, attachment=attachment)
+        if k < args.count:
+            time.sleep(1.0 / args.rate)
+    left = linger(peer, args.topic, subscribers, deadline)
+    publisher.undeclare()
+    peer.close()
+    return left, None
+
+
+def talk(args):
+    def sample(k, gid):
+        return encode_string(f"Hello from Python: {k}"), encode_attachment(k, time.time_ns(), gid)
+
+    left, error = publish(args, "py_talker", sample)
+    if error:
+        return emit({"published": 0, "ok": False, "errors": [error]}, False)
+    return emit({"published": args.count, "subscriber_left": left, "ok": True}, True)
+
+
+def garbage(args):
+    valid = iter(range(1, args.count + 1))
+
+    def sample(k, gid):
+        kind = (k - 1) % 3
+        if kind == 0:  # (a) no attachment at all
+            return encode_string(f"garbage {k}: no attachment"), None
+        if kind == 1:  # (b) an attachment of the wrong size
+            return encode_string(f"garbage {k}: short attachment"), bytes(range(10))
+        # (c) a valid attachment, but the CDR string claims 4 GiB and stops after one byte
+        return CDR_LE_HEADER + b"\xff\xff\xff\xff\x41", encode_attachment(next(valid), time.time_ns(), gid)
+
+    _left, error = publish(args, "py_garbage", sample)
+    if error:
+        return emit({"published": 0, "errors": [error]}, False)
+    return emit({"published": args.count}, True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    modes = parser.add_subparsers(dest="mode", required=True)
+    for name, func in (("listen", listen), ("talk", talk), ("garbage", garbage)):
+        p = modes.add_parser(name)
+        p.set_defaults(func=func)
+        p.add_argument("--connect", required=True, help="router endpoint, e.g. tcp/127.0.0.1:7447")
+        p.add_argument("--count", type=int, required=True, help="number of messages")
+        p.add_argument("--topic", default="/chatter")
+        p.add_argument("--domain", type=int, default=0)
+        p.add_argument("--timeout", type=float, default=30.0, help="seconds before giving up")
+        if name != "listen":
+            p.add_argument("--rate", type=float, default=10.0, help="messages per second")
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

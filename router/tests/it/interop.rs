@@ -1,0 +1,112 @@
+//! Interop with an independent implementation of rmw_zenoh's protocol: a Python peer on the
+//! eclipse-zenoh package (`router/tests/interop/rmw_zenoh_peer.py`), written from the protocol
+//! notes, not from zshm's code. It must see zshm's tokens and decode its samples, and zshm must
+//! accept its samples and reject its garbage.
+//!
+//! The Python environment comes from `$ZSHM_PYTHON`, else `.venv/bin/python`;
+//! `tools/test.sh` (the README's test command) creates it.
+
+use crate::support::{Router, Spawn, repo_path};
+
+fn python() -> String {
+    let python = std::env::var("ZSHM_PYTHON").unwrap_or_else(|_| repo_path(".venv/bin/python"));
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "no Python environment at {python}: run tools/test.sh, or python3 -m venv .venv && \
+         .venv/bin/pip install -r router/tests/interop/requirements.txt"
+    );
+    python
+}
+
+fn peer(name: &str, args: &[&str]) -> Spawn {
+    let script = repo_path("router/tests/interop/rmw_zenoh_peer.py");
+    let mut all = vec![script.as_str()];
+    all.extend_from_slice(args);
+    Spawn::program(name, &python(), &all)
+}
+
+#[test]
+fn python_rmw_zenoh_peer_decodes_zshm_talker_and_sees_its_tokens() {
+    let router = Router::start(&[]);
+    let mut listen = peer(
+        "py-listen",
+        &["listen", "--connect", &router.locator, "--count", "5"],
+    )
+    .start();
+    let mut talker = Spawn::zshm(
+        "talker",
+        &[
+            "talker",
+            "-e",
+            &router.locator,
+            "-n",
+            "5",
+            "-r",
+            "20",
+            "--wait",
+            "60",
+        ],
+    )
+    .start();
+    assert_eq!(listen.wait_exit(), 0, "{}", listen.dump());
+    assert_eq!(talker.wait_exit(), 0, "{}", talker.dump());
+    let report = listen.json();
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["sequence_numbers"], serde_json::json!([1, 2, 3, 4, 5]));
+    assert_eq!(report["texts"][4], "Hello World: 5");
+    assert_eq!(
+        report["publisher_gid"], report["token_gid"],
+        "attachment GID = GID of the MP token"
+    );
+}
+
+#[test]
+fn zshm_listener_accepts_python_samples() {
+    let router = Router::start(&[]);
+    let mut listener = Spawn::zshm("listener", &["listener", "-e", &router.locator, "-n", "5"]).start();
+    let mut talk = peer("py-talk", &["talk", "--connect", &router.locator, "--count", "5"]).start();
+    assert_eq!(listener.wait_exit(), 0, "{}", listener.dump());
+    assert_eq!(talk.wait_exit(), 0, "{}", talk.dump());
+    let heard: Vec<String> = listener.stdout();
+    let expected: Vec<String> = (1..=5)
+        .map(|k| format!("I heard: [Hello from Python: {k}]"))
+        .collect();
+    assert_eq!(heard, expected);
+}
+
+#[test]
+fn zshm_listener_rejects_and_counts_malformed_samples_then_keeps_listening() {
+    let router = Router::start(&[]);
+    let mut listener = Spawn::zshm("listener", &["listener", "-e", &router.locator, "-n", "1"]).start();
+    let mut garbage = peer(
+        "py-garbage",
+        &[
+            "garbage",
+            "--connect",
+            &router.locator,
+            "--count",
+            "6",
+            "--timeout",
+            "3",
+        ],
+    )
+    .start();
+    garbage.wait_exit();
+    assert_eq!(garbage.json()["published"], 6, "{}", garbage.dump());
+    let mut talk = peer("py-talk", &["talk", "--connect", &router.locator, "--count", "1"]).start();
+    assert_eq!(listener.wait_exit(), 0, "{}", listener.dump());
+    talk.wait_exit();
+    assert_eq!(
+        listener.stdout(),
+        ["I heard: [Hello from Python: 1]"],
+        "garbage must never be delivered"
+    );
+    let stderr = listener.stderr();
+    for reason in ["missing_attachment", "bad_attachment", "malformed_cdr"] {
+        let lines = stderr
+            .lines()
+            .filter(|l| l.contains("dropped a sample") && l.contains(reason))
+            .count();
+        assert_eq!(lines, 1, "one WARN for {reason}:\n{stderr}");
+    }
+}

@@ -1,0 +1,11 @@
+//! Latency statistics for probes and benchmarks: summaries (mean, population std, min, max,
+//! nearest-rank percentiles), per-publisher loss from sequence-number gaps, and the tumbling
+//! windows of the workshop's `camera_latency.py`.
+
+mod loss;
+mod summary;
+mod window;
+
+pub use loss::LossTracker;
+pub use summary::Summary;
+pub use window::{StampVerdict, Window, WindowReport};
