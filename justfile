@@ -1,17 +1,43 @@
-# zshm recipes. `just --list` shows them all.
+# zshm recipes (`just --list`). The workshop flow:
+#   just router        # terminal 1: the router
+#   just cam_pub       # terminal 2: a simulated depth camera (7 MB clouds at 15 Hz)
+#   just cam_latency   # terminal 3: the latency probe
+# Shared memory follows the `enabled` flag of the shared_memory block in configs/ROUTER_CONFIG.json5
+# and configs/SESSION_CONFIG.json5 (on as shipped). For the TCP baseline either set it to false
+# in BOTH files and restart, or run every recipe with `just shm=off <recipe>` (the *_TCP configs).
 
-# Run the Zenoh router (drop-in for rmw_zenohd) with the shared-memory config.
-router CONFIG='configs/ROUTER_CONFIG.json5':
-    cargo run --release -- router -c {{CONFIG}}
+shm := "on"
+router_config := if shm == "off" { "configs/ROUTER_CONFIG_TCP.json5" } else { "configs/ROUTER_CONFIG.json5" }
+session_config := if shm == "off" { "configs/SESSION_CONFIG_TCP.json5" } else { "configs/SESSION_CONFIG.json5" }
+zshm := "cargo run --release --quiet --"
 
-# Run the router with shared memory disabled (the TCP baseline).
-router_tcp:
-    cargo run --release -- router -c configs/ROUTER_CONFIG_TCP.json5
+# Run the Zenoh router (drop-in for rmw_zenohd).
+router:
+    {{zshm}} router -c {{router_config}}
 
-# Smoke-test the data path: publish 4 MiB payloads and verify them (router must be running).
+# Publish simulated depth-camera point clouds on /camera/points (extra flags: --image /camera/image_raw, --rate, --width...).
+cam_pub *ARGS:
+    {{zshm}} cam-pub -c {{session_config}} {{ARGS}}
+
+# Measure point-cloud latency like the workshop: TOPIC is `points` or `image`.
+cam_latency TOPIC='points':
+    {{zshm}} cam-latency {{TOPIC}} -c {{session_config}}
+
+# The same with percentiles, losses, SHM share and message size.
+cam_latency_verbose TOPIC='points':
+    {{zshm}} cam-latency {{TOPIC}} -c {{session_config}} --verbose
+
+# ROS graph: topics and nodes (also shows rmw_zenoh nodes).
+topics:
+    {{zshm}} topics -c {{session_config}}
+
+nodes:
+    {{zshm}} nodes -c {{session_config}}
+
+# Smoke-test the raw data path: 200 verified payloads of 4 MiB (router must be running).
 smoke COUNT='200':
-    cargo run --release -- sub -e tcp/127.0.0.1:7447 -n {{COUNT}} & sub=$!; \
-    cargo run --release -- pub -e tcp/127.0.0.1:7447 -n {{COUNT}}; wait $sub
+    {{zshm}} sub -c {{session_config}} -n {{COUNT}} & sub=$!; \
+    {{zshm}} pub -c {{session_config}} -n {{COUNT}}; wait $sub
 
 # Run every test (the README's test command).
 test:

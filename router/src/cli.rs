@@ -32,6 +32,101 @@ pub enum Command {
     Topics(GraphArgs),
     /// List the ROS nodes the graph announces (like `ros2 node list`).
     Nodes(GraphArgs),
+    /// A simulated depth camera: publishes PointCloud2 (and optionally Image) in place in SHM.
+    CamPub(CamPubArgs),
+    /// Measure point-cloud (or image) latency: the workshop's `just cam_latency`.
+    CamLatency(CamLatencyArgs),
+}
+
+/// `zshm cam-pub`.
+#[derive(Debug, Args)]
+pub struct CamPubArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Point-cloud topic.
+    #[arg(short, long, default_value = "/camera/points")]
+    pub topic: String,
+    /// Also publish an RGB image on this topic (e.g. /camera/image_raw).
+    #[arg(long, value_name = "TOPIC")]
+    pub image: Option<String>,
+    /// Points per row.
+    #[arg(long, default_value_t = 640, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub width: u32,
+    /// Rows.
+    #[arg(long, default_value_t = 480, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub height: u32,
+    /// Clouds per second.
+    #[arg(short, long, default_value_t = 15.0)]
+    pub rate: f64,
+    /// Coordinate frame of the clouds.
+    #[arg(long, default_value = "camera_depth_optical_frame")]
+    pub frame_id: String,
+    /// Stop after this many clouds (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+    /// Seconds to wait for a subscriber before the first cloud (0: do not wait).
+    #[arg(long, default_value_t = 0.0)]
+    pub wait: f64,
+    /// Seconds between two rate reports.
+    #[arg(long, default_value_t = 3.0)]
+    pub report: f64,
+    /// Fill the point data with a verifiable pattern instead of a scene (`cam-latency --verify`).
+    #[arg(long)]
+    pub pattern: bool,
+    /// Print the final summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which message `cam-latency` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CamStream {
+    /// sensor_msgs/PointCloud2 on /camera/points.
+    Points,
+    /// sensor_msgs/Image on /camera/image_raw.
+    Image,
+}
+
+/// `zshm cam-latency`.
+#[derive(Debug, Args)]
+pub struct CamLatencyArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// What to measure: `points` (/camera/points) or `image` (/camera/image_raw).
+    #[arg(value_enum, default_value_t = CamStream::Points)]
+    pub stream: CamStream,
+    /// Topic, instead of the stream's default.
+    #[arg(short, long)]
+    pub topic: Option<String>,
+    /// Seconds per printed window (the workshop script uses 3).
+    #[arg(short, long, default_value_t = 3.0)]
+    pub window: f64,
+    /// Also print count, percentiles, lost messages, SHM share and message size per window.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// One JSON object per window (and a final one) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Stop after this many samples and print a summary.
+    #[arg(short = 'n', long)]
+    pub count: Option<u64>,
+    /// Stop after this many seconds and print a summary.
+    #[arg(short, long)]
+    pub duration: Option<f64>,
+    /// Exit with an error if no sample arrives within this many seconds.
+    #[arg(long, default_value_t = 15.0)]
+    pub timeout: f64,
+    /// Check the point data against `cam-pub --pattern` (byte for byte).
+    #[arg(long)]
+    pub verify: bool,
 }
 
 /// Where a ROS node lives.

@@ -41,6 +41,7 @@ pub mod msgs;
 pub mod pattern;
 pub mod ros;
 pub mod shm;
+pub mod sim_camera;
 pub mod stats;
 pub mod zenoh_text;
 

@@ -225,9 +225,19 @@ impl Publisher {
 
     /// Waits until at least one subscriber matches, or `timeout` passes. Returns whether one did.
     pub async fn wait_for_subscribers(&self, timeout: Duration) -> bool {
+        self.wait_for_matching(true, timeout).await
+    }
+
+    /// Waits until no subscriber matches any more, or `timeout` passes. Returns whether they all
+    /// left. Call it before closing, so that messages still in flight are not cut off.
+    pub async fn wait_for_no_subscribers(&self, timeout: Duration) -> bool {
+        self.wait_for_matching(false, timeout).await
+    }
+
+    async fn wait_for_matching(&self, matched: bool, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
-            if self.is_matched().await {
+            if self.is_matched().await == matched {
                 return true;
             }
             if Instant::now() >= deadline {

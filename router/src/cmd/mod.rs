@@ -1,6 +1,8 @@
 //! One module per subcommand, plus what they share: opening a session from the common flags,
 //! waiting for SIGINT/SIGTERM, and telling input errors apart.
 
+mod cam_latency;
+mod cam_pub;
 mod graph;
 mod listener;
 mod publish;
@@ -24,6 +26,8 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Listener(args) => listener::run(args).await,
         Command::Topics(args) => graph::topics(args).await,
         Command::Nodes(args) => graph::nodes(args).await,
+        Command::CamPub(args) => cam_pub::run(args).await,
+        Command::CamLatency(args) => cam_latency::run(args).await,
     }
 }
 

@@ -51,10 +51,7 @@ pub async fn run(args: PubArgs) -> anyhow::Result<ExitCode> {
     }
 
     // Linger until the subscribers have left, so nothing queued is lost when the session closes.
-    let deadline = tokio::time::Instant::now() + wait;
-    while publisher.wait_for_subscribers(Duration::ZERO).await && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    publisher.wait_for_no_subscribers(wait).await;
 
     let stats = session.stats().snapshot();
     let summary = serde_json::json!({

@@ -3,9 +3,11 @@
 //! windows of the workshop's `camera_latency.py`.
 
 mod loss;
+mod probe;
 mod summary;
 mod window;
 
 pub use loss::LossTracker;
+pub use probe::{Observation, Outcome, Probe};
 pub use summary::Summary;
 pub use window::{StampVerdict, Window, WindowReport};

@@ -90,6 +90,15 @@ pub trait LoanableMessage: Message {
     }
 }
 
+/// A sensor message: a header stamp and one large data field (point clouds, images), so probes
+/// can measure and check any of them the same way.
+pub trait SensorMessage: LoanableMessage {
+    /// `header.stamp` of a view.
+    fn stamp(view: &Self::View<'_>) -> builtin_interfaces::Time;
+    /// The data field of a view.
+    fn data<'a>(view: &Self::View<'a>) -> &'a [u8];
+}
+
 /// Reads `count` elements with `read`, after checking the count against the bytes left.
 pub(crate) fn read_sequence<'a, T>(
     reader: &mut CdrReader<'a>,

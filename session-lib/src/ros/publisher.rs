@@ -120,6 +120,12 @@ impl<T: Message> RosPublisher<T> {
     pub async fn wait_for_subscribers(&self, timeout: Duration) -> bool {
         self.raw.wait_for_subscribers(timeout).await
     }
+
+    /// Waits until no subscriber matches, or `timeout` passes (see
+    /// [`Publisher::wait_for_no_subscribers`]).
+    pub async fn wait_for_no_subscribers(&self, timeout: Duration) -> bool {
+        self.raw.wait_for_no_subscribers(timeout).await
+    }
 }
 
 /// A message being built in place in its send buffer: everything but the data is written; fill

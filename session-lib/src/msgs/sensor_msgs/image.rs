@@ -1,7 +1,8 @@
 //! `sensor_msgs/msg/Image`, owned and as a zero-copy view.
 
+use crate::msgs::builtin_interfaces::Time;
 use crate::msgs::std_msgs::{Header, HeaderView};
-use crate::msgs::{LoanableMessage, Message, TypeInfo};
+use crate::msgs::{LoanableMessage, Message, SensorMessage, TypeInfo};
 use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `sensor_msgs/msg/Image`: `height` rows of `step` bytes.
@@ -95,6 +96,15 @@ impl Message for Image {
 
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self::read_view(reader)?.to_owned())
+    }
+}
+
+impl SensorMessage for Image {
+    fn stamp(view: &ImageView<'_>) -> Time {
+        view.header.stamp
+    }
+    fn data<'a>(view: &Self::View<'a>) -> &'a [u8] {
+        view.data
     }
 }
 

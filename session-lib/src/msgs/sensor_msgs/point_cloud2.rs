@@ -1,8 +1,9 @@
 //! `sensor_msgs/msg/PointCloud2`, owned and as a zero-copy view.
 
 use super::point_field::{self, PointField, PointFieldView};
+use crate::msgs::builtin_interfaces::Time;
 use crate::msgs::std_msgs::{Header, HeaderView};
-use crate::msgs::{LoanableMessage, Message, TypeInfo, read_sequence};
+use crate::msgs::{LoanableMessage, Message, SensorMessage, TypeInfo, read_sequence};
 use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `sensor_msgs/msg/PointCloud2`: `height` rows of `width` points, `point_step` bytes each.
@@ -134,6 +135,15 @@ impl Message for PointCloud2 {
 
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self::read_view(reader)?.to_owned())
+    }
+}
+
+impl SensorMessage for PointCloud2 {
+    fn stamp(view: &PointCloud2View<'_>) -> Time {
+        view.header.stamp
+    }
+    fn data<'a>(view: &Self::View<'a>) -> &'a [u8] {
+        view.data
     }
 }
 
