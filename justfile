@@ -27,6 +27,19 @@ cam_latency TOPIC='points':
 cam_latency_verbose TOPIC='points':
     {{zshm}} cam-latency {{TOPIC}} -c {{session_config}} --verbose
 
+# Live loopback vs shared-memory bytes per second (the workshop's iftop_lo), from the router's exporter.
+traffic:
+    {{zshm}} traffic
+
+# Start Prometheus scraping the exporter (grafana/prometheus.yml), UI at http://127.0.0.1:9090.
+monitor:
+    #!/usr/bin/env sh
+    if ! command -v prometheus >/dev/null; then
+        echo "prometheus is not installed: sudo apt-get install prometheus (Debian/Ubuntu), or https://prometheus.io/download/"
+        exit 1
+    fi
+    exec prometheus --config.file=grafana/prometheus.yml --storage.tsdb.path="${TMPDIR:-/tmp}/zshm-prometheus" --web.listen-address=127.0.0.1:9090
+
 # ROS graph: topics and nodes (also shows rmw_zenoh nodes).
 topics:
     {{zshm}} topics -c {{session_config}}

@@ -5,18 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The SHM-fallback tests use util-linux (unshare, setpriv, prlimit) and mount.
+# The SHM-fallback tests use util-linux (unshare, setpriv, prlimit) and mount; the metrics tests
+# use promtool and a real Prometheus server (Debian package prometheus).
 missing=()
-for tool in unshare setpriv prlimit mount python3; do
+for tool in unshare setpriv prlimit mount python3 promtool prometheus; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
-    apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv
+    # The package's service is not started: tests run their own Prometheus on a free port.
+    apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv prometheus
   else
-    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount and python3" >&2
+    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3 and prometheus" >&2
     exit 1
   fi
 fi

@@ -36,6 +36,12 @@ pub enum Command {
     CamPub(CamPubArgs),
     /// Measure point-cloud (or image) latency: the workshop's `just cam_latency`.
     CamLatency(CamLatencyArgs),
+    /// Serve Prometheus metrics for a robot whose router is stock rmw_zenohd.
+    Exporter(ExporterArgs),
+    /// Live view of loopback vs shared-memory bytes per second, read from the exporter.
+    Traffic(TrafficArgs),
+    /// Remove zenoh segments in /dev/shm that no running process uses (left by crashes).
+    ShmClean,
 }
 
 /// `zshm cam-pub`.
@@ -218,12 +224,51 @@ pub struct SessionArgs {
     pub no_shm: bool,
 }
 
+/// Where the Prometheus endpoint listens.
+#[derive(Debug, Args, Clone)]
+pub struct MetricsArgs {
+    /// Serve Prometheus metrics for the whole robot at http://ADDR/metrics (port 0: any free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9477")]
+    pub metrics: std::net::SocketAddr,
+    /// Do not serve metrics (wins over --metrics).
+    #[arg(long)]
+    pub no_metrics: bool,
+}
+
 /// `zshm router`.
 #[derive(Debug, Args)]
 pub struct RouterArgs {
     /// Config file, endpoints and shared memory.
     #[command(flatten)]
     pub session: SessionArgs,
+    /// The Prometheus endpoint.
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
+}
+
+/// `zshm exporter`.
+#[derive(Debug, Args)]
+pub struct ExporterArgs {
+    /// Config file and the router to connect to (-e).
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Serve Prometheus metrics at http://ADDR/metrics (port 0: any free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9477")]
+    pub metrics: std::net::SocketAddr,
+}
+
+/// `zshm traffic`.
+#[derive(Debug, Args)]
+pub struct TrafficArgs {
+    /// The exporter's metrics URL.
+    #[arg(long, default_value = "http://127.0.0.1:9477/metrics")]
+    pub url: String,
+    /// Seconds between two lines.
+    #[arg(short, long, default_value_t = 1.0)]
+    pub interval: f64,
+    /// Stop after this many lines (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
 }
 
 /// `zshm pub`.

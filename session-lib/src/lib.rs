@@ -43,6 +43,7 @@ pub mod ros;
 pub mod shm;
 pub mod sim_camera;
 pub mod stats;
+pub mod telemetry;
 pub mod zenoh_text;
 
 mod publisher;

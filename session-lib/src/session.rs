@@ -21,6 +21,8 @@ use std::time::Duration;
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
 use crate::shm::{self, ShmPool, ShmStatus, ShmUnavailable};
 use crate::stats::SessionStats;
+use crate::telemetry::histogram::LatencyHistogram;
+use crate::telemetry::report::{self, Histograms, ReportSource};
 
 /// Why a session could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -145,8 +147,13 @@ impl SessionBuilder {
                 stats,
                 ros_domain_id,
                 next_entity_id: AtomicU32::new(0),
+                histograms: Arc::new(Histograms::default()),
             }),
         };
+        session
+            .declare_report()
+            .await
+            .map_err(|source| OpenError::Zenoh { source })?;
         if resolved.role == Role::Session {
             session.check_for_router(router_checks).await;
         }
@@ -240,6 +247,7 @@ struct Shared {
     stats: Arc<SessionStats>,
     ros_domain_id: u32,
     next_entity_id: AtomicU32,
+    histograms: Arc<Histograms>,
 }
 
 impl Session {
@@ -323,6 +331,31 @@ impl Session {
     /// Closes the session (for every clone), releasing its SHM segments for reuse.
     pub async fn close(&self) -> Result<(), zenoh::Error> {
         self.shared.zenoh.close().await
+    }
+
+    /// The latency histogram of `topic`, exported by the metrics exporter (created on first use).
+    pub fn latency_histogram(&self, topic: &str) -> Arc<LatencyHistogram> {
+        self.shared.histograms.for_topic(topic)
+    }
+
+    async fn declare_report(&self) -> Result<(), zenoh::Error> {
+        let shared = &self.shared;
+        let source = ReportSource {
+            zid: self.zid(),
+            role: match shared.role {
+                Role::Router => "router".into(),
+                Role::Session => "peer".into(),
+            },
+            shm_active: shared.shm_status.is_active(),
+            shm_reason: shared
+                .shm_status
+                .unavailable_reason()
+                .map(|r| r.label().to_owned()),
+            shm_pool_bytes: shared.pool.as_ref().map_or(0, |p| p.size() as u64),
+            stats: Arc::downgrade(&shared.stats),
+            histograms: Arc::downgrade(&shared.histograms),
+        };
+        report::declare(&shared.zenoh, source).await
     }
 
     async fn check_for_router(&self, attempts: Option<u64>) {

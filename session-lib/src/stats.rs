@@ -109,7 +109,7 @@ pub struct SessionStats {
 }
 
 /// A copy of [`SessionStats`] at one instant.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StatsSnapshot {
     /// Messages published from the SHM pool.
     pub published_shm_messages: u64,

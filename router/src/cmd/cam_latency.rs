@@ -17,6 +17,7 @@ use zshm::msgs::{Message, SensorMessage};
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, Received, RosSubscription};
 use zshm::shm::human_bytes;
+use zshm::sim_camera::SimCamera;
 
 use crate::cli::{CamLatencyArgs, CamStream};
 
@@ -37,10 +38,25 @@ pub async fn run(args: CamLatencyArgs) -> anyhow::Result<ExitCode> {
     let corrupt = Arc::new(AtomicU64::new(0));
     // Reliable, keep last 10: the rclpy subscription of the original script.
     let qos = QosProfile::keep_last(10);
-    let verify = args.verify.then(|| corrupt.clone());
+    let histogram = node.session().latency_histogram(&node.expand_topic(&topic)?);
+    // `--verify` compares each message with what `cam-pub --pattern` sends: the simulated
+    // camera's layout, geometry consistent with the data length, and every data byte.
+    let shapes = SimCamera::default();
+    let expect = |layout: String| {
+        args.verify.then(|| Verify {
+            layout,
+            corrupt: corrupt.clone(),
+        })
+    };
     let subscription = match args.stream {
-        CamStream::Points => Subscription::Points(subscribe(&node, &topic, qos, tx, verify).await?),
-        CamStream::Image => Subscription::Image(subscribe(&node, &topic, qos, tx, verify).await?),
+        CamStream::Points => {
+            let verify = expect(layout_of(&shapes.cloud_shape("")));
+            Subscription::Points(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+        }
+        CamStream::Image => {
+            let verify = expect(layout_of(&shapes.image_shape("")));
+            Subscription::Image(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+        }
     };
     let topic = match &subscription {
         Subscription::Points(s) => s.info().topic.clone(),
@@ -100,9 +116,23 @@ pub async fn run(args: CamLatencyArgs) -> anyhow::Result<ExitCode> {
         .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
     let corrupt = corrupt.load(Ordering::Relaxed);
     if corrupt > 0 {
-        anyhow::bail!("{corrupt} point clouds did not match the pattern of `cam-pub --pattern`");
+        anyhow::bail!(
+            "{corrupt} messages did not match what `cam-pub --pattern` sends (layout, length or data)"
+        );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--verify` expects, and where it counts mismatches.
+struct Verify {
+    layout: String,
+    corrupt: Arc<AtomicU64>,
+}
+
+/// The layout of a message shaped like `shape` (whatever its data).
+fn layout_of<T: SensorMessage>(shape: &T) -> String {
+    let bytes = shape.to_cdr();
+    T::layout(&T::view_cdr(&bytes).expect("a message zshm serialized reads back"))
 }
 
 /// Subscribes to `T` and turns each message into an [`Observation`] in the callback, where the
@@ -112,16 +142,22 @@ async fn subscribe<T: SensorMessage>(
     topic: &str,
     qos: QosProfile,
     tx: flume::Sender<Observation>,
-    verify: Option<Arc<AtomicU64>>,
+    verify: Option<Verify>,
+    histogram: Arc<zshm::telemetry::histogram::LatencyHistogram>,
 ) -> anyhow::Result<RosSubscription<T>> {
     Ok(node
         .create_subscription::<T>(topic, qos, move |received: Received<T>| {
             let view = received.view();
             let latency_ns = wall_clock_nanos() - T::stamp(&view).as_nanos();
-            if let Some(corrupt) = &verify
-                && zshm::pattern::verify(T::data(&view)).is_err()
+            if StampVerdict::of(latency_ns) == StampVerdict::Valid {
+                histogram.observe_ns(latency_ns);
+            }
+            if let Some(verify) = &verify
+                && (T::layout(&view) != verify.layout
+                    || !T::consistent(&view)
+                    || zshm::pattern::verify(T::data(&view)).is_err())
             {
-                corrupt.fetch_add(1, Ordering::Relaxed);
+                verify.corrupt.fetch_add(1, Ordering::Relaxed);
             }
             // The receiver lives until the subscription is dropped.
             let _ = tx.send(Observation {

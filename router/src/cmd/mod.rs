@@ -3,21 +3,29 @@
 
 mod cam_latency;
 mod cam_pub;
+mod exporter;
 mod graph;
 mod listener;
+mod metrics_http;
 mod publish;
 mod router;
+mod shm_clean;
 mod subscribe;
 mod talker;
+mod traffic;
 
 use std::process::ExitCode;
 
+use std::sync::OnceLock;
+
 use anyhow::Context;
+use tokio::sync::watch;
 
 use crate::cli::{Command, SessionArgs};
 
 /// Runs one subcommand.
 pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
+    install_shutdown_handler()?;
     match command {
         Command::Router(args) => router::run(args).await,
         Command::Pub(args) => publish::run(args).await,
@@ -28,6 +36,9 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Nodes(args) => graph::nodes(args).await,
         Command::CamPub(args) => cam_pub::run(args).await,
         Command::CamLatency(args) => cam_latency::run(args).await,
+        Command::Exporter(args) => exporter::run(args).await,
+        Command::Traffic(args) => traffic::run(args).await,
+        Command::ShmClean => shm_clean::run(),
     }
 }
 
@@ -77,15 +88,42 @@ pub async fn open_node(
         .context("cannot create the node")
 }
 
-/// Resolves when the process receives SIGINT or SIGTERM.
-pub async fn shutdown_signal() -> anyhow::Result<&'static str> {
+/// The first SIGINT/SIGTERM, once received.
+static SHUTDOWN: OnceLock<watch::Receiver<Option<&'static str>>> = OnceLock::new();
+
+/// Catches SIGINT and SIGTERM from now on, so that a signal arriving before a subcommand waits
+/// for it still ends the subcommand cleanly instead of killing the process. A second signal
+/// exits at once (130), for a user whose clean shutdown hangs.
+fn install_shutdown_handler() -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
-    Ok(tokio::select! {
-        _ = interrupt.recv() => "SIGINT",
-        _ = terminate.recv() => "SIGTERM",
-    })
+    let (tx, rx) = watch::channel(None);
+    tokio::spawn(async move {
+        let mut received = 0;
+        loop {
+            let name = tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            received += 1;
+            if received > 1 {
+                eprintln!("zshm: second {name}, exiting now");
+                std::process::exit(130);
+            }
+            let _ = tx.send(Some(name));
+        }
+    });
+    SHUTDOWN
+        .set(rx)
+        .map_err(|_| anyhow::anyhow!("signal handler installed twice"))
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM (or has received one already).
+pub async fn shutdown_signal() -> anyhow::Result<&'static str> {
+    let mut rx = SHUTDOWN.get().context("signal handler not installed")?.clone();
+    let name = rx.wait_for(Option::is_some).await?;
+    Ok(name.expect("wait_for returned a value that is Some"))
 }
 
 /// The session's SHM status as JSON, for summaries.

@@ -18,11 +18,23 @@ pub async fn run(args: RouterArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the router")?;
     if session.shm_status().is_active() {
         // Segments left in /dev/shm by processes that crashed since the last run.
-        zshm::shm::cleanup_orphaned_segments();
+        let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
+        if segments > 0 {
+            tracing::info!(segments, bytes, "removed orphaned zenoh segments from /dev/shm");
+        }
     }
     println!("Started Zenoh router with id {}", session.zid());
+    let metrics = if args.metrics.no_metrics {
+        "off".to_owned()
+    } else {
+        let exporter = zshm::telemetry::exporter::Exporter::new(session.clone());
+        format!(
+            "http://{}/metrics",
+            super::metrics_http::serve(args.metrics.metrics, exporter).await?
+        )
+    };
     println!(
-        "zshm router: listening on {}; config {}; shared memory {}",
+        "zshm router: listening on {}; config {}; shared memory {}; metrics {metrics}",
         session.locators().await.join(", "),
         session.config_source(),
         session.shm_status()

@@ -9,6 +9,8 @@ mod bad_input;
 mod camera;
 // An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.
 mod interop;
+// The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
+mod metrics;
 // `zshm router`: start-up lines, signals, reference configs.
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.

@@ -19,7 +19,11 @@ fn talker_and_listener_talk_and_the_graph_shows_them() {
     )
     .start();
     listener.wait_for_stderr("subscription", |l| l.contains("listening"));
-    let _talker = Spawn::zshm("talker", &["talker", "-e", &router.locator, "-r", "20"]).start();
+    let _talker = Spawn::zshm(
+        "talker",
+        &["talker", "-e", &router.locator, "-r", "20", "--wait", "60"],
+    )
+    .start();
     listener.wait_for_stdout("a message", |l| l == "I heard: [Hello World: 1]");
 
     let mut topics = Spawn::zshm("topics", &["topics", "-e", &router.locator]).start();

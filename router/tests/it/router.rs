@@ -58,7 +58,7 @@ fn no_shm_flag_is_reported_in_the_status_line() {
 #[test]
 fn config_from_environment_is_used_and_named() {
     let config = repo_path("configs/ROUTER_CONFIG_TCP.json5");
-    let proc = Spawn::zshm("router", &["router", "-l", "tcp/127.0.0.1:0"])
+    let proc = Spawn::zshm("router", &["router", "-l", "tcp/127.0.0.1:0", "--no-metrics"])
         .env("ZENOH_ROUTER_CONFIG_URI", &config)
         .start();
     let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));

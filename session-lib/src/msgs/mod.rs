@@ -97,6 +97,11 @@ pub trait SensorMessage: LoanableMessage {
     fn stamp(view: &Self::View<'_>) -> builtin_interfaces::Time;
     /// The data field of a view.
     fn data<'a>(view: &Self::View<'a>) -> &'a [u8];
+    /// The layout of the data, comparable between messages: for a cloud its fields and point
+    /// step, for an image its encoding.
+    fn layout(view: &Self::View<'_>) -> String;
+    /// Whether the data length matches the geometry the message announces.
+    fn consistent(view: &Self::View<'_>) -> bool;
 }
 
 /// Reads `count` elements with `read`, after checking the count against the bytes left.

@@ -111,6 +111,13 @@ pub async fn snapshot(session: &Session, domain: u32, timeout: Duration) -> Resu
     }
 }
 
+/// One graph query, without waiting for the answer to be stable (for scrapes, where node names
+/// are a label and a partial answer is better than a slow one).
+pub async fn snapshot_once(session: &Session, domain: u32, timeout: Duration) -> Result<Graph, zenoh::Error> {
+    let tokens = query_tokens(session, domain, timeout).await?;
+    Ok(Graph::from_tokens(tokens.iter().map(String::as_str)))
+}
+
 /// Pause between two graph queries.
 const ROUND_PAUSE: Duration = Duration::from_millis(50);
 

@@ -73,6 +73,15 @@ fn build_provider(pool_size: usize) -> Result<ShmProvider<PosixShmProviderBacken
 
 /// Removes `/dev/shm/*.zenoh` segments that no live process maps any more (left by crashed or
 /// exited processes). Safe to call at any time: segments in use are locked and kept.
-pub fn cleanup_orphaned_segments() {
+///
+/// Returns the segments removed and the bytes they held.
+pub fn cleanup_orphaned_segments() -> (u64, u64) {
+    let before =
+        crate::telemetry::host::dev_shm(std::path::Path::new(preflight::DEV_SHM)).unwrap_or_default();
     zenoh::shm::cleanup_orphaned_shm_segments();
+    let after = crate::telemetry::host::dev_shm(std::path::Path::new(preflight::DEV_SHM)).unwrap_or_default();
+    (
+        before.zenoh_segments.saturating_sub(after.zenoh_segments),
+        before.zenoh_bytes.saturating_sub(after.zenoh_bytes),
+    )
 }

@@ -15,7 +15,14 @@ mod ros_nodes;
 use zshm::config::Environment;
 
 /// An environment that skips the router check (these tests open routers themselves).
+///
+/// The first call also removes /dev/shm segments that earlier test runs left behind: this
+/// process's own segments stay mapped until it exits, so the next test binary removes them.
 pub fn test_env() -> Environment {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        zshm::shm::cleanup_orphaned_segments();
+    });
     Environment::empty().with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
 }
 

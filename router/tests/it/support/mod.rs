@@ -87,6 +87,7 @@ impl Spawn {
 
     /// Starts it, with the developer's ZENOH_* and ROS_* variables scrubbed.
     pub fn start(self) -> Proc {
+        remove_orphaned_segments_once();
         use std::os::unix::process::CommandExt;
         let mut command = Command::new(&self.program);
         command
@@ -193,6 +194,11 @@ impl Proc {
             .unwrap();
     }
 
+    /// True once the process has exited.
+    pub fn exited(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_some()
+    }
+
     /// Sends a signal to the process group.
     pub fn signal(&self, signal: Signal) {
         let _ = killpg(Pid::from_raw(self.child.id() as i32), signal);
@@ -259,18 +265,38 @@ impl Drop for Proc {
     }
 }
 
+/// Removes, once per test run, the /dev/shm segments earlier test binaries left behind (zenoh
+/// unlinks a segment only when no process maps it; a test process that received SHM keeps its
+/// mappings until it exits, so the next binary is the first that can remove them).
+fn remove_orphaned_segments_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(remove_orphaned_segments);
+}
+
+/// Runs `zshm shm-clean` in a child process: calling zenoh's cleanup here would set up zenoh's
+/// SHM state in this test process, whose own segments then outlive the test.
+fn remove_orphaned_segments() {
+    let status = std::process::Command::new(ZSHM)
+        .arg("shm-clean")
+        .stdout(Stdio::null())
+        .status();
+    assert!(status.is_ok_and(|s| s.success()), "zshm shm-clean failed");
+}
+
 /// A `zshm router` on an ephemeral loopback port.
 pub struct Router {
     /// The process.
     pub proc: Proc,
     /// Its listen locator, e.g. `tcp/127.0.0.1:40123`.
     pub locator: String,
+    /// Its metrics URL, e.g. `http://127.0.0.1:40124/metrics` (empty with --no-metrics).
+    pub metrics: String,
 }
 
 impl Router {
     /// Starts `zshm router -l tcp/127.0.0.1:0 <extra>` and reads back its real port.
     pub fn start(extra: &[&str]) -> Self {
-        let mut args = vec!["router", "-l", "tcp/127.0.0.1:0"];
+        let mut args = vec!["router", "-l", "tcp/127.0.0.1:0", "--metrics", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         let proc = Spawn::zshm("router", &args).start();
         let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));
@@ -279,7 +305,17 @@ impl Router {
             .find(|word| word.starts_with("tcp/127.0.0.1:"))
             .unwrap_or_else(|| panic!("no loopback locator in `{status}`"))
             .to_owned();
-        Router { proc, locator }
+        let metrics = status
+            .rsplit("metrics ")
+            .next()
+            .filter(|m| m.starts_with("http"))
+            .unwrap_or("")
+            .to_owned();
+        Router {
+            proc,
+            locator,
+            metrics,
+        }
     }
 }
 
@@ -287,6 +323,6 @@ impl Drop for Router {
     fn drop(&mut self) {
         self.proc.stop();
         // Segments left by the processes of this test are removed once nobody maps them.
-        zshm::shm::cleanup_orphaned_segments();
+        remove_orphaned_segments();
     }
 }

@@ -106,6 +106,12 @@ impl SensorMessage for Image {
     fn data<'a>(view: &Self::View<'a>) -> &'a [u8] {
         view.data
     }
+    fn layout(view: &ImageView<'_>) -> String {
+        view.encoding.to_owned()
+    }
+    fn consistent(view: &ImageView<'_>) -> bool {
+        u64::from(view.step) * u64::from(view.height) == view.data.len() as u64
+    }
 }
 
 impl LoanableMessage for Image {

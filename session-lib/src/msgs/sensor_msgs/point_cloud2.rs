@@ -145,6 +145,18 @@ impl SensorMessage for PointCloud2 {
     fn data<'a>(view: &Self::View<'a>) -> &'a [u8] {
         view.data
     }
+    fn layout(view: &PointCloud2View<'_>) -> String {
+        let fields: Vec<String> = view
+            .fields
+            .iter()
+            .map(|f| format!("{}@{}:{}x{}", f.name, f.offset, f.datatype, f.count))
+            .collect();
+        format!("{} step {}", fields.join(","), view.point_step)
+    }
+    fn consistent(view: &PointCloud2View<'_>) -> bool {
+        u64::from(view.row_step) * u64::from(view.height) == view.data.len() as u64
+            && u64::from(view.point_step) * u64::from(view.width) <= u64::from(view.row_step)
+    }
 }
 
 impl LoanableMessage for PointCloud2 {

@@ -1,0 +1,365 @@
+//! [`Exporter`]: gathers, at scrape time, everything zshm exports for the whole robot, and
+//! renders it in the Prometheus text format.
+//!
+//! Sources, queried in parallel over the zenoh network the exporter's session is part of:
+//! zenoh's statistics of every node ([`super::zenoh_stats`]), the reports of zshm sessions
+//! ([`super::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
+//! Series of a node carry `zid`, `role` (router, peer, client) and `node` (its ROS node names,
+//! comma-separated, empty when it has none).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use prometheus::proto::{self, MetricFamily, MetricType};
+use zenoh::query::{ConsolidationMode, QueryTarget};
+
+use super::histogram::HistogramSnapshot;
+use super::report::{NodeReport, REPORT_PREFIX};
+use super::{host, zenoh_stats};
+use crate::Session;
+use crate::stats::{DropReason, LoanFallback};
+
+/// How long a scrape waits for the nodes' answers.
+pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
+
+/// The content type of [`Exporter::render`]'s output.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Collects the whole robot's metrics through one session.
+#[derive(Debug, Clone)]
+pub struct Exporter {
+    session: Session,
+    dev_shm: PathBuf,
+}
+
+impl Exporter {
+    /// An exporter querying through `session`.
+    pub fn new(session: Session) -> Self {
+        Self {
+            session,
+            dev_shm: PathBuf::from(crate::shm::preflight::DEV_SHM),
+        }
+    }
+
+    /// Gathers every source and renders the Prometheus text format.
+    pub async fn render(&self) -> String {
+        let families = self.gather().await;
+        prometheus::TextEncoder::new()
+            .encode_to_string(&families)
+            .unwrap_or_else(|err| format!("# zshm exporter could not encode: {err}\n"))
+    }
+
+    /// Gathers every source into metric families.
+    pub async fn gather(&self) -> Vec<MetricFamily> {
+        let zenoh = self.session.zenoh();
+        let domain = self.session.ros_domain_id();
+        let (stats, reports, graph) = tokio::join!(
+            zenoh_stats::query(zenoh, QUERY_TIMEOUT),
+            query_reports(zenoh),
+            crate::ros::graph::snapshot_once(&self.session, domain, QUERY_TIMEOUT),
+        );
+        let mut names: HashMap<String, Vec<String>> = HashMap::default();
+        for node in graph.map(|g| g.nodes).unwrap_or_default() {
+            names
+                .entry(node.zid.clone())
+                .or_default()
+                .push(node.fully_qualified_name());
+        }
+        let node_label = |zid: &str| {
+            let mut list = names.get(zid).cloned().unwrap_or_default();
+            list.sort();
+            list.join(",")
+        };
+
+        let mut out = Families::default();
+        out.gauge(
+            "zshm_build_info",
+            "zshm build; the value is always 1.",
+            labels(&[
+                ("version", env!("CARGO_PKG_VERSION")),
+                ("zenoh_version", "1.10.2"),
+            ]),
+            1.0,
+        );
+        out.gauge(
+            "zshm_nodes_reporting",
+            "Nodes that answered this scrape, by source.",
+            labels(&[("source", "zenoh_stats")]),
+            stats.len() as f64,
+        );
+        out.gauge(
+            "zshm_nodes_reporting",
+            "Nodes that answered this scrape, by source.",
+            labels(&[("source", "zshm_report")]),
+            reports.len() as f64,
+        );
+
+        for node in &stats {
+            let base = node_labels(&node.zid, &node.role, &node_label(&node.zid));
+            for series in &node.series {
+                let mut all = base.clone();
+                all.extend(series.labels.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+                let (help, kind) = zenoh_family(series.family);
+                out.add(series.family, help, kind, all, series.value);
+            }
+        }
+        for report in &reports {
+            self.add_report(&mut out, report, &node_label(&report.zid));
+        }
+        if let Some(lo) = host::loopback() {
+            let help =
+                "Bytes through the kernel's loopback interface (what iftop -i lo shows), from /proc/net/dev.";
+            out.counter(
+                "zshm_loopback_bytes_total",
+                help,
+                labels(&[("direction", "rx")]),
+                lo.rx_bytes as f64,
+            );
+            out.counter(
+                "zshm_loopback_bytes_total",
+                help,
+                labels(&[("direction", "tx")]),
+                lo.tx_bytes as f64,
+            );
+        }
+        if let Some(shm) = host::dev_shm(&self.dev_shm) {
+            out.gauge(
+                "zshm_dev_shm_size_bytes",
+                "Size of the /dev/shm filesystem.",
+                Vec::new(),
+                shm.size_bytes as f64,
+            );
+            out.gauge(
+                "zshm_dev_shm_free_bytes",
+                "Free bytes in /dev/shm.",
+                Vec::new(),
+                shm.free_bytes as f64,
+            );
+            out.gauge(
+                "zshm_dev_shm_zenoh_bytes",
+                "Bytes held by zenoh's *.zenoh segments in /dev/shm.",
+                Vec::new(),
+                shm.zenoh_bytes as f64,
+            );
+            out.gauge(
+                "zshm_dev_shm_zenoh_segments",
+                "Number of zenoh *.zenoh segments in /dev/shm.",
+                Vec::new(),
+                shm.zenoh_segments as f64,
+            );
+        }
+        out.finish()
+    }
+
+    fn add_report(&self, out: &mut Families, report: &NodeReport, node: &str) {
+        let base = node_labels(&report.zid, &report.role, node);
+        let with = |extra: &[(&str, &str)]| {
+            let mut all = base.clone();
+            all.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+            all
+        };
+        let s = &report.stats;
+        out.gauge(
+            "zshm_node_info",
+            "A zshm process; the value is always 1.",
+            with(&[("program", &report.program)]),
+            1.0,
+        );
+        out.gauge(
+            "zshm_shm_enabled",
+            "1 when the node publishes through shared memory, 0 when it fell back to the network (reason says why).",
+            with(&[("reason", report.shm_reason.as_deref().unwrap_or(""))]),
+            f64::from(u8::from(report.shm_active)),
+        );
+        out.gauge(
+            "zshm_shm_pool_size_bytes",
+            "Size of the node's SHM pool (0 when SHM is off).",
+            with(&[]),
+            report.shm_pool_bytes as f64,
+        );
+        for reason in LoanFallback::ALL {
+            out.counter(
+                "zshm_shm_fallbacks_total",
+                "Loans served from the heap instead of the SHM pool, by reason; the message still went out, over the network.",
+                with(&[("reason", reason.label())]),
+                s.fallbacks(reason) as f64,
+            );
+        }
+        let published = [
+            ("shm", s.published_shm_messages, s.published_shm_bytes),
+            ("heap", s.published_heap_messages, s.published_heap_bytes),
+        ];
+        for (path, messages, bytes) in published {
+            out.counter(
+                "zshm_published_messages_total",
+                "Messages published by zshm, by the buffer they were in.",
+                with(&[("path", path)]),
+                messages as f64,
+            );
+            out.counter(
+                "zshm_published_bytes_total",
+                "Payload bytes published by zshm, by the buffer they were in.",
+                with(&[("path", path)]),
+                bytes as f64,
+            );
+        }
+        for reason in DropReason::ALL {
+            out.counter(
+                "zshm_received_dropped_total",
+                "ROS samples rejected on receipt (not delivered), by reason.",
+                with(&[("reason", reason.label())]),
+                s.dropped(reason) as f64,
+            );
+        }
+        for latency in &report.latency {
+            out.histogram(
+                "zshm_cam_latency_seconds",
+                "Latency measured by zshm cam-latency: receive wall clock minus header.stamp.",
+                with(&[("topic", &latency.topic)]),
+                &latency.histogram,
+            );
+        }
+    }
+}
+
+async fn query_reports(session: &zenoh::Session) -> Vec<NodeReport> {
+    let replies = match session
+        .get(format!("{REPORT_PREFIX}/*/report"))
+        .target(QueryTarget::All)
+        .consolidation(ConsolidationMode::None)
+        .timeout(QUERY_TIMEOUT)
+        .await
+    {
+        Ok(replies) => replies,
+        Err(err) => {
+            tracing::debug!("zshm reports not queried: {err}");
+            return Vec::default();
+        }
+    };
+    let mut reports = Vec::default();
+    while let Ok(reply) = replies.recv_async().await {
+        if let Ok(sample) = reply.result()
+            && let Ok(report) = serde_json::from_slice::<NodeReport>(&sample.payload().to_bytes())
+        {
+            reports.push(report);
+        }
+    }
+    reports
+}
+
+fn zenoh_family(family: &str) -> (&'static str, MetricType) {
+    match family {
+        "zshm_payload_bytes_total" => (
+            "Payload bytes of user messages, by direction and path (shm: through shared memory, network: over the link), from zenoh's statistics.",
+            MetricType::COUNTER,
+        ),
+        "zshm_payload_messages_total" => (
+            "User messages, by direction and path (shm or network), from zenoh's statistics.",
+            MetricType::COUNTER,
+        ),
+        "zshm_wire_bytes_total" => (
+            "Bytes written to or read from the node's sockets, by protocol, from zenoh's statistics.",
+            MetricType::COUNTER,
+        ),
+        "zshm_dropped_payload_bytes_total" => (
+            "Payload bytes zenoh dropped (congestion, no link, ...), by reason.",
+            MetricType::COUNTER,
+        ),
+        "zshm_transports" => ("Sessions the node has open with other nodes.", MetricType::GAUGE),
+        _ => ("Links the node has open, by protocol.", MetricType::GAUGE),
+    }
+}
+
+type Labels = Vec<(String, String)>;
+
+fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn node_labels(zid: &str, role: &str, node: &str) -> Labels {
+    labels(&[("zid", zid), ("role", role), ("node", node)])
+}
+
+/// Families being built, keyed by name so each is written once.
+#[derive(Default)]
+struct Families(BTreeMap<String, MetricFamily>);
+
+impl Families {
+    fn counter(&mut self, name: &str, help: &str, labels: Labels, value: f64) {
+        self.add(name, help, MetricType::COUNTER, labels, value);
+    }
+
+    fn gauge(&mut self, name: &str, help: &str, labels: Labels, value: f64) {
+        self.add(name, help, MetricType::GAUGE, labels, value);
+    }
+
+    fn add(&mut self, name: &str, help: &str, kind: MetricType, labels: Labels, value: f64) {
+        let mut metric = proto::Metric::from_label(label_pairs(labels));
+        match kind {
+            MetricType::COUNTER => {
+                let mut counter = proto::Counter::default();
+                counter.set_value(value);
+                metric.set_counter(counter);
+            }
+            _ => {
+                let mut gauge = proto::Gauge::default();
+                gauge.set_value(value);
+                metric.set_gauge(gauge);
+            }
+        }
+        self.family(name, help, kind).mut_metric().push(metric);
+    }
+
+    fn histogram(&mut self, name: &str, help: &str, labels: Labels, snapshot: &HistogramSnapshot) {
+        let mut histogram = proto::Histogram::default();
+        histogram.set_sample_count(snapshot.count);
+        histogram.set_sample_sum(snapshot.sum_seconds);
+        histogram.set_bucket(
+            snapshot
+                .buckets
+                .iter()
+                .map(|(upper, count)| {
+                    let mut bucket = proto::Bucket::default();
+                    bucket.set_upper_bound(*upper);
+                    bucket.set_cumulative_count(*count);
+                    bucket
+                })
+                .collect(),
+        );
+        let mut metric = proto::Metric::from_label(label_pairs(labels));
+        metric.set_histogram(histogram);
+        self.family(name, help, MetricType::HISTOGRAM)
+            .mut_metric()
+            .push(metric);
+    }
+
+    fn family(&mut self, name: &str, help: &str, kind: MetricType) -> &mut MetricFamily {
+        self.0.entry(name.to_owned()).or_insert_with(|| {
+            let mut family = MetricFamily::default();
+            family.set_name(name.to_owned());
+            family.set_help(help.to_owned());
+            family.set_field_type(kind);
+            family
+        })
+    }
+
+    fn finish(self) -> Vec<MetricFamily> {
+        self.0.into_values().collect()
+    }
+}
+
+fn label_pairs(labels: Labels) -> Vec<proto::LabelPair> {
+    labels
+        .into_iter()
+        .map(|(name, value)| {
+            let mut pair = proto::LabelPair::default();
+            pair.set_name(name);
+            pair.set_value(value);
+            pair
+        })
+        .collect()
+}

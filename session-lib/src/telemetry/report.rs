@@ -1,0 +1,130 @@
+//! [`NodeReport`]: what every zshm session tells the exporter about itself, on the key
+//! `@zshm/<zid>/report` (JSON), so one scrape target covers every zshm process on the robot.
+//!
+//! zenoh's own statistics (bytes through SHM or the network, per link) come from its admin space
+//! (`@/<zid>/<whatami>/metrics`); what only zshm knows comes from here: the SHM status and pool,
+//! loan fallbacks, rejected samples, and the probes' latency histograms.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use super::histogram::{HistogramSnapshot, LatencyHistogram};
+use crate::stats::{SessionStats, StatsSnapshot};
+
+/// The key prefix of node reports.
+pub const REPORT_PREFIX: &str = "@zshm";
+
+/// A session's self-description.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NodeReport {
+    /// zenoh id.
+    pub zid: String,
+    /// `router` or `peer`.
+    pub role: String,
+    /// The program, e.g. `zshm cam-latency`.
+    pub program: String,
+    /// Whether SHM is active.
+    pub shm_active: bool,
+    /// Why not, when it is not (a [`crate::ShmUnavailable`] label).
+    pub shm_reason: Option<String>,
+    /// Pool size in bytes (0 when SHM is off).
+    pub shm_pool_bytes: u64,
+    /// The session's counters.
+    pub stats: StatsSnapshot,
+    /// Latency histograms by topic.
+    pub latency: Vec<TopicLatency>,
+}
+
+/// One probe histogram.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TopicLatency {
+    /// The topic measured.
+    pub topic: String,
+    /// The histogram.
+    pub histogram: HistogramSnapshot,
+}
+
+/// Histograms registered on a session.
+#[derive(Debug, Default)]
+pub(crate) struct Histograms(Mutex<Vec<(String, Arc<LatencyHistogram>)>>);
+
+impl Histograms {
+    pub(crate) fn for_topic(&self, topic: &str) -> Arc<LatencyHistogram> {
+        let mut all = self.0.lock().expect("no panics while holding the histogram list");
+        if let Some((_, histogram)) = all.iter().find(|(t, _)| t == topic) {
+            return histogram.clone();
+        }
+        let histogram = Arc::new(LatencyHistogram::default());
+        all.push((topic.to_owned(), histogram.clone()));
+        histogram
+    }
+
+    fn snapshot(&self) -> Vec<TopicLatency> {
+        let all = self.0.lock().expect("no panics while holding the histogram list");
+        all.iter()
+            .map(|(topic, h)| TopicLatency {
+                topic: topic.clone(),
+                histogram: h.snapshot(),
+            })
+            .collect()
+    }
+}
+
+/// What the report queryable needs, held weakly so it does not keep the session alive.
+pub(crate) struct ReportSource {
+    pub(crate) zid: String,
+    pub(crate) role: String,
+    pub(crate) shm_active: bool,
+    pub(crate) shm_reason: Option<String>,
+    pub(crate) shm_pool_bytes: u64,
+    pub(crate) stats: Weak<SessionStats>,
+    pub(crate) histograms: Weak<Histograms>,
+}
+
+impl ReportSource {
+    fn report(&self) -> Option<NodeReport> {
+        Some(NodeReport {
+            zid: self.zid.clone(),
+            role: self.role.clone(),
+            program: program_name(),
+            shm_active: self.shm_active,
+            shm_reason: self.shm_reason.clone(),
+            shm_pool_bytes: self.shm_pool_bytes,
+            stats: self.stats.upgrade()?.snapshot(),
+            latency: self.histograms.upgrade()?.snapshot(),
+        })
+    }
+}
+
+/// `zshm <subcommand>` or the executable's name.
+fn program_name() -> String {
+    let args: Vec<String> = std::env::args().take(2).collect();
+    let exe = args
+        .first()
+        .and_then(|a| a.rsplit('/').next())
+        .unwrap_or("unknown")
+        .to_owned();
+    match args.get(1) {
+        Some(sub) if exe == "zshm" && !sub.starts_with('-') => format!("zshm {sub}"),
+        _ => exe,
+    }
+}
+
+/// Declares the report queryable for the session's lifetime.
+pub(crate) async fn declare(session: &zenoh::Session, source: ReportSource) -> Result<(), zenoh::Error> {
+    let key = format!("{REPORT_PREFIX}/{}/report", source.zid);
+    session
+        .declare_queryable(key)
+        .callback(move |query| {
+            let Some(report) = source.report() else { return };
+            match serde_json::to_vec(&report) {
+                Ok(json) => {
+                    if let Err(err) = zenoh::Wait::wait(query.reply(query.key_expr().clone(), json)) {
+                        tracing::debug!("node report not sent: {err}");
+                    }
+                }
+                Err(err) => tracing::debug!("node report not serialized: {err}"),
+            }
+        })
+        .background()
+        .await
+}
