@@ -42,6 +42,41 @@ pub enum Command {
     Traffic(TrafficArgs),
     /// Remove zenoh segments in /dev/shm that no running process uses (left by crashes).
     ShmClean,
+    /// Check this machine and the configs for what would stop shared memory, with fixes.
+    Doctor(DoctorArgs),
+    /// Measure point-cloud latency over TCP, then through shared memory, and compare (no setup).
+    Demo(DemoArgs),
+}
+
+/// `zshm demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Seconds to measure in each phase.
+    #[arg(short, long, default_value_t = 10.0)]
+    pub duration: f64,
+    /// Points per row of the simulated cloud.
+    #[arg(long, default_value_t = 640)]
+    pub width: u32,
+    /// Rows of the simulated cloud.
+    #[arg(long, default_value_t = 480)]
+    pub height: u32,
+    /// Clouds per second.
+    #[arg(short, long, default_value_t = 15.0)]
+    pub rate: f64,
+}
+
+/// `zshm doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Router config to check (default: $ZENOH_ROUTER_CONFIG_URI, else the built-in one).
+    #[arg(long, value_name = "PATH")]
+    pub router_config: Option<PathBuf>,
+    /// Session config to check (default: $ZENOH_SESSION_CONFIG_URI, else the built-in one).
+    #[arg(long, value_name = "PATH")]
+    pub session_config: Option<PathBuf>,
+    /// One JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `zshm cam-pub`.

@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod doctor;
 pub mod latency;
 pub mod msgs;
 pub mod pattern;
@@ -44,6 +45,7 @@ pub mod shm;
 pub mod sim_camera;
 pub mod stats;
 pub mod telemetry;
+pub mod usage;
 pub mod zenoh_text;
 
 mod publisher;

@@ -207,6 +207,7 @@ fn print_report(args: &CamLatencyArgs, topic: &str, report: &WindowReport, final
             "shm_share": report.shm_share(),
             "message_bytes": report.message_bytes,
             "latency_ms": report.latency_ms,
+            "cpu_seconds": zshm::usage::cpu_seconds(),
         });
         println!("{value}");
         return;

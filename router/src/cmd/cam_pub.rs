@@ -94,10 +94,12 @@ pub async fn run(args: CamPubArgs) -> anyhow::Result<ExitCode> {
     // Stay until the subscribers have the last clouds: closing at once could cut them off.
     clouds.wait_for_no_subscribers(LINGER).await;
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({ "counts": total, "stats": node.session().stats().snapshot() })
-        );
+        let summary = serde_json::json!({
+            "counts": total,
+            "stats": node.session().stats().snapshot(),
+            "cpu_seconds": zshm::usage::cpu_seconds(),
+        });
+        println!("{summary}");
     } else {
         println!(
             "cam-pub: published {} clouds, {} through shared memory, {} failures",

@@ -3,12 +3,15 @@
 
 mod cam_latency;
 mod cam_pub;
+mod demo;
+mod doctor;
 mod exporter;
 mod graph;
 mod listener;
 mod metrics_http;
 mod publish;
 mod router;
+mod scrape;
 mod shm_clean;
 mod subscribe;
 mod talker;
@@ -39,6 +42,8 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Exporter(args) => exporter::run(args).await,
         Command::Traffic(args) => traffic::run(args).await,
         Command::ShmClean => shm_clean::run(),
+        Command::Doctor(args) => doctor::run(args).await,
+        Command::Demo(args) => demo::run(args).await,
     }
 }
 

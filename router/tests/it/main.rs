@@ -15,5 +15,7 @@ mod metrics;
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.
 mod ros;
+// The workshop experience: demo, doctor, launch, systemd and compose files.
+mod workshop;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.
 mod transport;

@@ -38,9 +38,14 @@ pub fn bytes_needed(pool_size: usize) -> u64 {
 /// ```
 pub fn check(dev_shm: &Path, pool_size: usize) -> Result<(), ShmUnavailable> {
     let needed = bytes_needed(pool_size);
-    check_directory(dev_shm)?;
-    check_free_space(dev_shm, needed)?;
+    check_dev_shm(dev_shm, needed)?;
     memlock_verdict(memlock_limit(), has_cap_ipc_lock(), needed)
+}
+
+/// The /dev/shm part of [`check`]: the directory exists, is writable and has `needed` bytes free.
+pub fn check_dev_shm(dev_shm: &Path, needed: u64) -> Result<(), ShmUnavailable> {
+    check_directory(dev_shm)?;
+    check_free_space(dev_shm, needed)
 }
 
 fn check_directory(dev_shm: &Path) -> Result<(), ShmUnavailable> {

@@ -49,7 +49,7 @@ pub struct NodeSeries {
 /// Asks every node for its statistics and translates them.
 pub async fn query(session: &zenoh::Session, timeout: Duration) -> Vec<NodeSeries> {
     let replies = match session
-        .get("@/*/*/metrics?compression=false")
+        .get("@/*/*/metrics?compression=false;disconnected=true;per_link=false;per_key=false")
         .target(QueryTarget::All)
         .consolidation(ConsolidationMode::None)
         .timeout(timeout)

@@ -1,0 +1,59 @@
+//! Reading zshm's own exporter: the byte counters `zshm traffic` and `zshm demo` compare.
+
+use anyhow::Context;
+
+/// Byte counters of one scrape.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Traffic {
+    /// Bytes through the loopback interface (tx side; equal to rx on `lo`).
+    pub loopback: f64,
+    /// Payload bytes sent through shared memory by nodes other than routers.
+    pub shm: f64,
+    /// Payload bytes sent over the network by nodes other than routers.
+    pub network: f64,
+}
+
+impl Traffic {
+    /// What happened between `earlier` and `self`.
+    pub fn since(&self, earlier: &Traffic) -> Traffic {
+        Traffic {
+            loopback: (self.loopback - earlier.loopback).max(0.0),
+            shm: (self.shm - earlier.shm).max(0.0),
+            network: (self.network - earlier.network).max(0.0),
+        }
+    }
+}
+
+/// GETs `url` (an exporter's /metrics) and sums the traffic counters. Routers are left out of the
+/// payload sums so a message relayed by a router is counted once.
+pub async fn traffic(url: &str) -> anyhow::Result<Traffic> {
+    let owned = url.to_owned();
+    let text = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
+        let mut response = ureq::get(&owned).call().with_context(|| {
+            format!("cannot read {owned}: is `zshm router` (or `zshm exporter`) running?")
+        })?;
+        Ok(response.body_mut().read_to_string()?)
+    })
+    .await??;
+    let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned())))?;
+    let mut traffic = Traffic::default();
+    for sample in &scrape.samples {
+        let (prometheus_parse::Value::Counter(value) | prometheus_parse::Value::Untyped(value)) =
+            sample.value
+        else {
+            continue;
+        };
+        let label = |name: &str| sample.labels.get(name).unwrap_or_default();
+        match sample.metric.as_str() {
+            "zshm_loopback_bytes_total" if label("direction") == "tx" => traffic.loopback += value,
+            "zshm_payload_bytes_total" if label("direction") == "tx" && label("role") != "router" => {
+                match label("path") {
+                    "shm" => traffic.shm += value,
+                    _ => traffic.network += value,
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(traffic)
+}
