@@ -46,6 +46,69 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Measure point-cloud latency over TCP, then through shared memory, and compare (no setup).
     Demo(DemoArgs),
+    /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
+    Bench(BenchArgs),
+    /// One process of a benchmark case (started by `zshm bench`).
+    #[command(hide = true)]
+    BenchRole(BenchRoleArgs),
+}
+
+/// `zshm bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A one-minute sweep on small payloads (for CI and a first look).
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for results.md, results.csv, results.json and the SVG plots.
+    #[arg(long, default_value = "bench-results")]
+    pub out: PathBuf,
+    /// Messages per second of the latency sweep.
+    #[arg(long, default_value_t = 100.0)]
+    pub rate: f64,
+    /// Measured messages per case (default 300; 50 with --quick).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Only these modes (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub modes: Vec<crate::cmd::bench::plan::Mode>,
+    /// Only these payload sizes in bytes (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub payloads: Vec<usize>,
+}
+
+/// `zshm bench-role`.
+#[derive(Debug, Args)]
+pub struct BenchRoleArgs {
+    /// Publish (default: subscribe).
+    #[arg(long)]
+    pub publisher: bool,
+    /// Transport mode.
+    #[arg(long, value_enum)]
+    pub mode: crate::cmd::bench::plan::Mode,
+    /// Case id, shared by the case's processes.
+    #[arg(long)]
+    pub case: String,
+    /// Serialized message size.
+    #[arg(long)]
+    pub payload: usize,
+    /// Measured messages.
+    #[arg(long)]
+    pub count: u64,
+    /// Unmeasured messages first.
+    #[arg(long)]
+    pub warmup: u64,
+    /// Messages per second (0: as fast as possible).
+    #[arg(long)]
+    pub rate: f64,
+    /// Subscribers the publisher waits for.
+    #[arg(long, default_value_t = 1)]
+    pub subscribers: usize,
+    /// The router.
+    #[arg(short = 'e', long)]
+    pub connect: String,
+    /// Seconds before giving up.
+    #[arg(long)]
+    pub timeout: f64,
 }
 
 /// `zshm demo`.

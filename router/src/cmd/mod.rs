@@ -1,6 +1,7 @@
 //! One module per subcommand, plus what they share: opening a session from the common flags,
 //! waiting for SIGINT/SIGTERM, and telling input errors apart.
 
+pub mod bench;
 mod cam_latency;
 mod cam_pub;
 mod demo;
@@ -44,6 +45,8 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::ShmClean => shm_clean::run(),
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
+        Command::Bench(args) => bench::run(args).await,
+        Command::BenchRole(args) => bench::role::run(args).await,
     }
 }
 

@@ -5,6 +5,8 @@ mod support;
 
 // Exit codes and messages for every kind of bad input.
 mod bad_input;
+// `zshm bench --quick`: the report files exist and are well-formed.
+mod bench;
 // The camera simulator and the latency probe.
 mod camera;
 // An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.

@@ -10,4 +10,4 @@ mod window;
 pub use loss::LossTracker;
 pub use probe::{Observation, Outcome, Probe};
 pub use summary::Summary;
-pub use window::{StampVerdict, Window, WindowReport};
+pub use window::{MAX_PLAUSIBLE, StampVerdict, Window, WindowReport};

@@ -1,7 +1,7 @@
 //! [`Summary`]: the statistics of a set of latency samples.
 
 /// Statistics of a set of samples (any unit; zshm uses milliseconds for printing).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Number of samples.
     pub count: usize,

@@ -1,0 +1,270 @@
+//! `zshm bench`: shared memory vs TCP loopback, measured side by side with the same router, in
+//! separate publisher and subscriber processes, with plain zenoh (and, with the `iceoryx2`
+//! feature, iceoryx2) as baselines in the same run. Writes a Markdown report, CSV, JSON and SVG
+//! plots; the method and the results are in BENCHMARKS.md.
+
+pub mod iox;
+pub mod plan;
+mod plot;
+mod report;
+pub mod role;
+
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS};
+use self::report::CaseResult;
+use self::role::{PubReport, SubReport};
+use crate::cli::BenchArgs;
+
+/// Runs the sweep and writes the reports.
+pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let plan = plan_from(&args);
+    let cases = plan.cases();
+    let exe =
+        std::env::current_exe().context("cannot find this program to start the benchmark's processes")?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+
+    let mut router = spawn(&exe, &["router", "-l", "tcp/127.0.0.1:0", "--no-metrics"], &[])?;
+    let status = first_line_matching(&mut router, |l| l.starts_with("zshm router: listening on ")).await?;
+    let locator = status
+        .split([' ', ',', ';'])
+        .find(|w| w.starts_with("tcp/127.0.0.1:"))
+        .context("the router reported no loopback locator")?
+        .to_owned();
+
+    let progress = indicatif::ProgressBar::new(cases.len() as u64);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut results = Vec::new();
+    for (index, case) in cases.iter().enumerate() {
+        progress.set_message(format!(
+            "{} {} x{} sub",
+            case.mode,
+            zshm::shm::human_bytes(case.payload as u64),
+            case.subscribers
+        ));
+        let result = match run_case(&exe, &locator, &format!("c{index}p{}", std::process::id()), case).await {
+            Ok(result) => result,
+            Err(err) => CaseResult::failed(case.clone(), format!("{err:#}")),
+        };
+        if let Some(error) = &result.error {
+            progress.println(format!("{} {}: {error}", case.mode, case.payload));
+        }
+        results.push(result);
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    stop(&mut router).await;
+
+    let markdown = report::write_all(&args.out, &results, &args)?;
+    plot::write_all(&args.out, &results)?;
+    println!("{markdown}");
+    println!(
+        "Results in {}: results.md, results.csv, results.json, latency_vs_payload.svg, latency_vs_subscribers.svg",
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn plan_from(args: &BenchArgs) -> Plan {
+    let mut modes = vec![
+        Mode::Tcp,
+        Mode::ShmCopy,
+        Mode::ShmLoan,
+        Mode::ZenohTcp,
+        Mode::ZenohShm,
+    ];
+    if cfg!(feature = "iceoryx2") {
+        modes.push(Mode::Iceoryx2);
+    }
+    let mut plan = if args.quick {
+        Plan {
+            modes,
+            payloads: vec![64, 4 << 10, 64 << 10],
+            subscribers: vec![1, 2],
+            rate: 100.0,
+            count: 50,
+            throughput: true,
+        }
+    } else {
+        Plan {
+            modes,
+            payloads: PAYLOADS.to_vec(),
+            subscribers: SUBSCRIBERS.to_vec(),
+            rate: args.rate,
+            count: 300,
+            throughput: true,
+        }
+    };
+    if !args.modes.is_empty() {
+        plan.modes = args.modes.clone();
+    }
+    if !args.payloads.is_empty() {
+        plan.payloads = args.payloads.clone();
+    }
+    if let Some(count) = args.count {
+        plan.count = count;
+    }
+    plan
+}
+
+/// Runs one case: its subscribers, then its publisher, and gathers their reports.
+async fn run_case(exe: &Path, locator: &str, id: &str, case: &Case) -> anyhow::Result<CaseResult> {
+    let payload = case.payload.to_string();
+    let (count, warmup, rate, subscribers) = (
+        case.count.to_string(),
+        case.warmup.to_string(),
+        case.rate.to_string(),
+        case.subscribers.to_string(),
+    );
+    // Messages spend ~1/rate each; leave room for slow TCP at 16 MiB.
+    let expected = if case.rate > 0.0 {
+        (case.count + case.warmup) as f64 / case.rate
+    } else {
+        10.0
+    };
+    let timeout = (expected * 3.0 + 30.0).to_string();
+    let common = [
+        "bench-role",
+        "--mode",
+        case.mode.name(),
+        "--case",
+        id,
+        "--payload",
+        &payload,
+        "--count",
+        &count,
+        "--warmup",
+        &warmup,
+        "--rate",
+        &rate,
+        "--subscribers",
+        &subscribers,
+        "-e",
+        locator,
+        "--timeout",
+        &timeout,
+    ];
+    // SHM modes send every size through SHM (the default threshold of 512 B would send 64 B
+    // messages over the network); pools hold 8 messages of the case's size.
+    let pool = (8 * case.payload + (1 << 20)).max(64 << 20).to_string();
+    let env: Vec<(&str, &str)> = if case.mode.shm() {
+        vec![
+            ("ZENOH_SHM_MESSAGE_SIZE_THRESHOLD", "1"),
+            ("ZENOH_SHM_ALLOC_SIZE", &pool),
+        ]
+    } else {
+        Vec::new()
+    };
+
+    let mut subs = Vec::new();
+    for _ in 0..case.subscribers {
+        let mut sub = spawn(exe, &common, &env)?;
+        first_line_matching(&mut sub, |l| l == "ready")
+            .await
+            .context("a subscriber did not start")?;
+        subs.push(sub);
+    }
+    let mut publisher = spawn(exe, &[&common[..], &["--publisher"]].concat(), &env)?;
+    let wait = Duration::from_secs_f64(expected * 3.0 + 60.0);
+    let pub_line = last_json_line(&mut publisher, wait)
+        .await
+        .context("the publisher did not finish")?;
+    let pub_report: PubReport = serde_json::from_str(&pub_line).context("the publisher's report")?;
+    let mut sub_reports = Vec::new();
+    for sub in &mut subs {
+        let line = last_json_line(sub, Duration::from_secs(30))
+            .await
+            .context("a subscriber did not finish")?;
+        sub_reports.push(serde_json::from_str::<SubReport>(&line).context("a subscriber's report")?);
+    }
+    Ok(CaseResult::from_reports(case.clone(), &pub_report, &sub_reports))
+}
+
+fn spawn(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Child> {
+    let mut command = Command::new(PathBuf::from(exe));
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    command.env("RUST_LOG", "error");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command
+        .spawn()
+        .with_context(|| format!("cannot start zshm {}", args[0]))
+}
+
+/// Reads the child's stdout until a line matches (30 s at most). The rest of its stdout stays
+/// readable for [`last_json_line`].
+async fn first_line_matching(child: &mut Child, matches: impl Fn(&str) -> bool) -> anyhow::Result<String> {
+    let stdout = child.stdout.take().context("stdout is piped")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let found = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await? {
+            if matches(&line) {
+                return Ok::<_, anyhow::Error>(line);
+            }
+        }
+        anyhow::bail!("the process exited first")
+    })
+    .await
+    .context("timed out")??;
+    child.stdout = Some(lines.into_inner().into_inner());
+    Ok(found)
+}
+
+/// Waits for the child to print its JSON report and exit; interrupts it after `wait`.
+async fn last_json_line(child: &mut Child, wait: Duration) -> anyhow::Result<String> {
+    let stdout = child.stdout.take().context("stdout is piped")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let mut last = None;
+    let read = async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.starts_with('{') {
+                last = Some(line);
+            }
+        }
+    };
+    if tokio::time::timeout(wait, read).await.is_err() {
+        interrupt(child);
+        while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await
+        {
+            if line.starts_with('{') {
+                last = Some(line);
+            }
+        }
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    last.context("no report")
+}
+
+fn interrupt(child: &Child) {
+    if let Some(pid) = child.id() {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGINT,
+        );
+    }
+}
+
+async fn stop(child: &mut Child) {
+    interrupt(child);
+    if tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+}

@@ -1,0 +1,105 @@
+//! The SVG plots of `zshm bench` (plotters): p50 latency against payload per mode on log axes,
+//! and p50 latency against subscriber count.
+
+use std::path::Path;
+
+use anyhow::Context;
+use plotters::prelude::*;
+
+use super::plan::{Mode, Sweep};
+use super::report::CaseResult;
+
+const COLORS: [RGBColor; 6] = [RED, BLUE, GREEN, MAGENTA, CYAN, BLACK];
+
+/// Writes latency_vs_payload.svg and latency_vs_subscribers.svg.
+pub(super) fn write_all(dir: &Path, results: &[CaseResult]) -> anyhow::Result<()> {
+    plot(
+        dir.join("latency_vs_payload.svg").as_path(),
+        results,
+        Sweep::Payload,
+        "p50 latency vs payload",
+        "payload (bytes)",
+        |r| r.case.payload as f64,
+    )?;
+    plot(
+        dir.join("latency_vs_subscribers.svg").as_path(),
+        results,
+        Sweep::Subscribers,
+        "p50 latency vs subscribers (4 MiB, 30 Hz)",
+        "subscribers",
+        |r| r.case.subscribers as f64,
+    )
+}
+
+fn plot(
+    path: &Path,
+    results: &[CaseResult],
+    sweep: Sweep,
+    title: &str,
+    x_label: &str,
+    x_of: fn(&CaseResult) -> f64,
+) -> anyhow::Result<()> {
+    let points: Vec<(Mode, f64, f64)> = results
+        .iter()
+        .filter(|r| r.case.sweep == sweep)
+        .filter_map(|r| r.p50().map(|p50| (r.case.mode, x_of(r), p50.max(0.1))))
+        .collect();
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if points.is_empty() {
+        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+        return Ok(());
+    }
+    let (x_min, x_max) = bounds(points.iter().map(|p| p.1));
+    let (y_min, y_max) = bounds(points.iter().map(|p| p.2));
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (x_min * 0.8..x_max * 1.25).log_scale(),
+            (y_min * 0.8..y_max * 1.25).log_scale(),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc("p50 latency (µs)")
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut modes: Vec<Mode> = points.iter().map(|p| p.0).collect();
+    modes.sort();
+    modes.dedup();
+    for (index, mode) in modes.into_iter().enumerate() {
+        let color = COLORS[index % COLORS.len()];
+        let mut series: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p.0 == mode)
+            .map(|p| (p.1, p.2))
+            .collect();
+        series.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chart
+            .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .label(mode.name())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart
+            .draw_series(series.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    root.present()
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}

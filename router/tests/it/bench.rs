@@ -1,0 +1,77 @@
+//! `zshm bench --quick`: a short sweep whose output files must exist and be well-formed. No
+//! timing is asserted here: the numbers belong to BENCHMARKS.md, measured as ratios in one run.
+
+use serde_json::Value;
+
+use crate::support::Spawn;
+
+#[test]
+fn quick_bench_writes_well_formed_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let mut bench = Spawn::zshm("bench", &["bench", "--quick", "--count", "20", "--out", out]).start();
+    assert_eq!(bench.wait_exit(), 0, "{}", bench.dump());
+
+    let results: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.json")).unwrap()).unwrap();
+    assert!(results.len() >= 20, "{} cases", results.len());
+    for result in &results {
+        assert!(result["error"].is_null(), "a case failed: {result}");
+        let subscribers = result["case"]["subscribers"].as_u64().unwrap();
+        assert_eq!(
+            result["received"].as_u64().unwrap() + result["lost"].as_u64().unwrap(),
+            20 * subscribers
+                * if result["case"]["sweep"] == "throughput" {
+                    3
+                } else {
+                    1
+                },
+            "{result}"
+        );
+        let latency = &result["latency_us"];
+        let (p50, p99, max) = (
+            latency["p50"].as_f64().unwrap(),
+            latency["p99"].as_f64().unwrap(),
+            latency["max"].as_f64().unwrap(),
+        );
+        assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{latency}");
+        let shm = result["shm_share"].as_f64().unwrap();
+        let mode = result["case"]["mode"].as_str().unwrap();
+        assert_eq!(
+            shm,
+            if mode.contains("shm") { 1.0 } else { 0.0 },
+            "{mode}: every message on its path"
+        );
+    }
+
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), results.len() + 1, "header plus one line per case");
+    let columns = lines[0].split(',').count();
+    assert!(lines.iter().all(|l| l.split(',').count() == columns));
+
+    let markdown = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    for section in [
+        "## Latency against payload",
+        "## Latency against subscribers",
+        "## Throughput",
+        "## Targets",
+    ] {
+        assert!(markdown.contains(section), "{section} missing");
+    }
+    assert_eq!(
+        bench.stdout().first().map(String::as_str),
+        Some("# zshm bench results"),
+        "the report is printed too"
+    );
+
+    for plot in ["latency_vs_payload.svg", "latency_vs_subscribers.svg"] {
+        let svg = std::fs::read_to_string(dir.path().join(plot)).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{plot}: {e}"));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+        assert!(
+            svg.contains("shm-loan") && svg.contains("tcp"),
+            "{plot} has a series per mode"
+        );
+    }
+}
