@@ -44,6 +44,7 @@ monitor:
 topics:
     {{zshm}} topics -c {{session_config}}
 
+# ROS nodes, like `ros2 node list`.
 nodes:
     {{zshm}} nodes -c {{session_config}}
 
@@ -51,6 +52,18 @@ nodes:
 smoke COUNT='200':
     {{zshm}} sub -c {{session_config}} -n {{COUNT}} & sub=$!; \
     {{zshm}} pub -c {{session_config}} -n {{COUNT}}; wait $sub
+
+# Check this machine for what would stop shared memory, with fixes.
+doctor:
+    {{zshm}} doctor
+
+# Measure TCP vs shared memory end to end, nothing else to start.
+demo:
+    {{zshm}} demo
+
+# The full benchmark with the iceoryx2 floor (BENCHMARKS.md); `just bench --quick` for a short one.
+bench *ARGS:
+    cargo run --release --quiet -p zshm-cli --features iceoryx2 -- bench {{ARGS}}
 
 # Run every test (the README's test command).
 test:

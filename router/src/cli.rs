@@ -74,6 +74,9 @@ pub struct BenchArgs {
     /// Only these payload sizes in bytes (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub payloads: Vec<usize>,
+    /// Only these sweeps (comma-separated; default: all three).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub sweeps: Vec<crate::cmd::bench::plan::Sweep>,
 }
 
 /// `zshm bench-role`.

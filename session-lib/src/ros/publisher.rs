@@ -33,6 +33,11 @@ pub struct RosPublisher<T> {
 }
 
 /// The zenoh options rmw_zenoh derives from a QoS profile (`rmw_publisher_data.cpp`).
+///
+/// rmw_zenoh always declares a zenoh-ext advanced publisher. For VOLATILE it has no cache, no
+/// detection token and no heartbeat, and its puts are what a plain publisher sends (the session
+/// timestamps every put the same way when `timestamping` is on), so zshm declares a plain one
+/// there: the same bytes on the wire, without the advanced publisher's per-sample bookkeeping.
 fn publisher_options(qos: &QosProfile) -> PublisherOptions {
     let transient_local = qos.durability == Durability::TransientLocal;
     let reliable = qos.reliability == Reliability::Reliable;
@@ -40,10 +45,10 @@ fn publisher_options(qos: &QosProfile) -> PublisherOptions {
         reliable,
         block_when_congested: qos.blocks_when_congested(),
         express: false,
-        advanced: Some(AdvancedOptions {
-            cache_depth: transient_local.then(|| qos.depth() as usize),
-            publisher_detection: transient_local,
-            miss_detection_heartbeat: (transient_local && reliable).then_some(HEARTBEAT_PERIOD),
+        advanced: transient_local.then(|| AdvancedOptions {
+            cache_depth: Some(qos.depth() as usize),
+            publisher_detection: true,
+            miss_detection_heartbeat: reliable.then_some(HEARTBEAT_PERIOD),
         }),
     }
 }
@@ -185,7 +190,10 @@ mod tests {
     fn qos_maps_onto_zenoh_as_rmw_zenoh_does() {
         let volatile = publisher_options(&QosProfile::default());
         assert!(volatile.reliable && !volatile.block_when_congested);
-        assert_eq!(volatile.advanced, Some(AdvancedOptions::default()));
+        assert_eq!(
+            volatile.advanced, None,
+            "nothing advanced on the wire for VOLATILE"
+        );
 
         let latched = publisher_options(&QosProfile::keep_last(1).durability(Durability::TransientLocal));
         let advanced = latched.advanced.unwrap();

@@ -79,13 +79,15 @@ impl<T> RosSubscription<T> {
 }
 
 /// The zenoh options rmw_zenoh derives from a QoS profile (`rmw_subscription_data.cpp`).
-fn subscriber_options(qos: &QosProfile) -> AdvancedSubscriberOptions {
-    let transient_local = qos.durability == Durability::TransientLocal;
-    AdvancedSubscriberOptions {
-        history_depth: transient_local.then(|| qos.depth() as usize),
-        subscriber_detection: transient_local,
-        recovery: transient_local && qos.reliability == Reliability::Reliable,
-    }
+///
+/// As for publishers, rmw_zenoh's advanced subscriber does nothing visible on the wire for
+/// VOLATILE (no history query, no detection token, no recovery), so zshm subscribes plainly there.
+fn subscriber_options(qos: &QosProfile) -> Option<AdvancedSubscriberOptions> {
+    (qos.durability == Durability::TransientLocal).then(|| AdvancedSubscriberOptions {
+        history_depth: Some(qos.depth() as usize),
+        subscriber_detection: true,
+        recovery: qos.reliability == Reliability::Reliable,
+    })
 }
 
 /// Checks one sample; counts and logs (once per reason) what it rejects.
@@ -144,7 +146,7 @@ impl Node {
         };
         let receiver = self
             .session()
-            .declare_receiver(&key, Some(subscriber_options(&qos)), move |sample| {
+            .declare_receiver(&key, subscriber_options(&qos), move |sample| {
                 if let Some(received) = gate.admit::<T>(sample) {
                     callback(received);
                 }

@@ -82,15 +82,13 @@ pub fn run(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
                     std::thread::sleep(wait);
                 }
             }
-            let mut sample = publisher
+            let sample = publisher
                 .loan_slice_uninit(payload)
                 .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-            let mut header = [0u8; 16];
-            header[8..16].copy_from_slice(&(i + 1).to_le_bytes());
-            let sample = sample.write_from_fn(|at| if at >= 16 { i as u8 } else { 0 });
-            let mut sample = sample;
-            header[0..8].copy_from_slice(&mono_ns().to_le_bytes());
-            sample.payload_mut()[..16].copy_from_slice(&header);
+            // The producer writes its data in place (not timed), then the stamp, last.
+            let mut sample = sample.write_from_fn(|_| i as u8);
+            sample.payload_mut()[8..16].copy_from_slice(&(i + 1).to_le_bytes());
+            sample.payload_mut()[0..8].copy_from_slice(&mono_ns().to_le_bytes());
             sample.send().map_err(|e| anyhow::anyhow!("{e:?}"))?;
             notifier.notify().map_err(|e| anyhow::anyhow!("{e:?}"))?;
         }
@@ -122,7 +120,8 @@ pub fn run(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
     let mut report = SubReport::default();
     let mut cpu_start = 0.0;
     'outer: while Instant::now() < deadline {
-        let _ = listener.timed_wait_all(|_| {}, Duration::from_millis(100));
+        // Sleeps until the publisher's event (or 100 ms, to notice the deadline).
+        let _ = listener.timed_wait(|_| {}, Duration::from_millis(100));
         while let Some(sample) = subscriber.receive().map_err(|e| anyhow::anyhow!("{e:?}"))? {
             let at_ns = mono_ns();
             let bytes = sample.payload();

@@ -17,7 +17,7 @@ use anyhow::Context;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS};
+use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
 use self::report::CaseResult;
 use self::role::{PubReport, SubReport};
 use crate::cli::BenchArgs;
@@ -93,6 +93,7 @@ fn plan_from(args: &BenchArgs) -> Plan {
             rate: 100.0,
             count: 50,
             throughput: true,
+            payload_sweep: true,
         }
     } else {
         Plan {
@@ -102,6 +103,7 @@ fn plan_from(args: &BenchArgs) -> Plan {
             rate: args.rate,
             count: 300,
             throughput: true,
+            payload_sweep: true,
         }
     };
     if !args.modes.is_empty() {
@@ -112,6 +114,13 @@ fn plan_from(args: &BenchArgs) -> Plan {
     }
     if let Some(count) = args.count {
         plan.count = count;
+    }
+    if !args.sweeps.is_empty() {
+        plan.payload_sweep = args.sweeps.contains(&Sweep::Payload);
+        if !args.sweeps.contains(&Sweep::Subscribers) {
+            plan.subscribers.clear();
+        }
+        plan.throughput = args.sweeps.contains(&Sweep::Throughput);
     }
     plan
 }

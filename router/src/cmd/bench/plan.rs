@@ -58,7 +58,7 @@ impl fmt::Display for Mode {
 }
 
 /// Which question a case answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Sweep {
     /// Latency against payload size, one subscriber.
@@ -118,6 +118,8 @@ pub struct Plan {
     pub count: u64,
     /// Include the throughput sweep.
     pub throughput: bool,
+    /// Include the payload sweep.
+    pub payload_sweep: bool,
 }
 
 impl Plan {
@@ -125,7 +127,7 @@ impl Plan {
     pub fn cases(&self) -> Vec<Case> {
         let warmup = 10;
         let mut cases = Vec::new();
-        for &payload in &self.payloads {
+        for &payload in self.payloads.iter().filter(|_| self.payload_sweep) {
             for &mode in &self.modes {
                 cases.push(Case {
                     sweep: Sweep::Payload,
