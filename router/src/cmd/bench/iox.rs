@@ -98,11 +98,7 @@ pub fn run(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
         }
         println!(
             "{}",
-            serde_json::to_string(&PubReport {
-                published: args.count,
-                cpu_seconds,
-                peak_rss_bytes: zshm::usage::peak_rss_bytes()
-            })?
+            serde_json::to_string(&PubReport::measured(args.count, cpu_seconds))?
         );
         return Ok(ExitCode::SUCCESS);
     }

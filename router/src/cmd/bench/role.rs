@@ -59,6 +59,17 @@ pub struct PubReport {
     pub peak_rss_bytes: u64,
 }
 
+impl PubReport {
+    /// The report of `published` messages that took `cpu_seconds`, with this process's peak RSS.
+    pub fn measured(published: u64, cpu_seconds: f64) -> Self {
+        Self {
+            published,
+            cpu_seconds,
+            peak_rss_bytes: zshm::usage::peak_rss_bytes(),
+        }
+    }
+}
+
 /// One received message, as the callback saw it.
 struct Arrival {
     at_ns: i64,
@@ -207,11 +218,7 @@ async fn zshm_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
     publisher
         .wait_for_no_subscribers(Duration::from_secs_f64(args.timeout))
         .await;
-    print_report(&PubReport {
-        published: args.count,
-        cpu_seconds,
-        peak_rss_bytes: zshm::usage::peak_rss_bytes(),
-    })?;
+    print_report(&PubReport::measured(args.count, cpu_seconds))?;
     session.close().await.map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -298,11 +305,7 @@ async fn zenoh_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
     while publisher.matching_status().await.is_ok_and(|s| s.matching()) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    print_report(&PubReport {
-        published: args.count,
-        cpu_seconds,
-        peak_rss_bytes: zshm::usage::peak_rss_bytes(),
-    })?;
+    print_report(&PubReport::measured(args.count, cpu_seconds))?;
     session.close().await.map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(ExitCode::SUCCESS)
 }
