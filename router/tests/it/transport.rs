@@ -1,7 +1,7 @@
 //! The data path between real processes: 4 MiB payloads through the router, checked byte for
 //! byte by `zshm sub`, with shared memory on, off, and impossible for the publisher.
 
-use crate::support::{Router, Spawn, repo_path};
+use crate::support::{Router, Spawn, in_private_dev_shm, repo_path, with_memlock_limit_of_an_ordinary_user};
 use serde_json::Value;
 
 const COUNT: &str = "200";
@@ -108,23 +108,6 @@ fn assert_tcp_fallback(wrapper: &[String], reason: &str) {
     );
 }
 
-/// Runs the publisher in a private mount namespace whose /dev/shm is a fresh tmpfs mounted with
-/// `mount_options`; the namespace disappears with the process.
-fn in_private_dev_shm(mount_options: &str) -> Vec<String> {
-    let script = format!("mount -t tmpfs -o {mount_options} tmpfs /dev/shm && exec \"$0\" \"$@\"");
-    [
-        "unshare",
-        "--mount",
-        "--propagation",
-        "private",
-        "sh",
-        "-c",
-        &script,
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
 #[test]
 fn tcp_fallback_delivers_byte_exact_when_dev_shm_is_read_only() {
     assert_tcp_fallback(&in_private_dev_shm("ro,size=64k"), "dev_shm_read_only");
@@ -137,15 +120,7 @@ fn tcp_fallback_delivers_byte_exact_when_dev_shm_is_too_small() {
 
 #[test]
 fn tcp_fallback_delivers_byte_exact_when_memlock_limit_is_too_low() {
-    // Root may lock beyond the limit (CAP_IPC_LOCK); drop that capability as an ordinary user has.
-    let wrapper = [
-        "setpriv",
-        "--inh-caps=-ipc_lock",
-        "--bounding-set=-ipc_lock",
-        "prlimit",
-        "--memlock=8388608",
-    ];
-    assert_tcp_fallback(&wrapper.map(String::from), "memlock_too_low");
+    assert_tcp_fallback(&with_memlock_limit_of_an_ordinary_user(), "memlock_too_low");
 }
 
 #[test]

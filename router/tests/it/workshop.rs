@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use crate::support::{Router, Spawn, ZSHM, repo_path};
+use crate::support::{
+    Router, Spawn, ZSHM, in_private_dev_shm, repo_path, with_memlock_limit_of_an_ordinary_user,
+};
 
 #[test]
 fn demo_measures_both_phases_and_compares_them() {
@@ -79,16 +81,7 @@ fn doctor_passes_on_a_healthy_machine_with_a_router() {
 #[test]
 fn doctor_reports_a_tiny_dev_shm_and_one_sided_shm_and_exits_1() {
     let session_tcp = repo_path("configs/SESSION_CONFIG_TCP.json5");
-    let wrapper = [
-        "unshare",
-        "--mount",
-        "--propagation",
-        "private",
-        "sh",
-        "-c",
-        "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec \"$0\" \"$@\"",
-    ]
-    .map(String::from);
+    let wrapper = in_private_dev_shm("size=64m");
     let mut doctor = Spawn::wrapped(
         "doctor",
         &wrapper,
@@ -120,14 +113,7 @@ fn doctor_reports_a_tiny_dev_shm_and_one_sided_shm_and_exits_1() {
 
 #[test]
 fn doctor_reports_a_low_memlock_limit() {
-    let wrapper = [
-        "setpriv",
-        "--inh-caps=-ipc_lock",
-        "--bounding-set=-ipc_lock",
-        "prlimit",
-        "--memlock=8388608",
-    ]
-    .map(String::from);
+    let wrapper = with_memlock_limit_of_an_ordinary_user();
     let mut doctor = Spawn::wrapped("doctor", &wrapper, &["doctor"]).start();
     assert_eq!(doctor.wait_exit(), 1, "{}", doctor.dump());
     let out = doctor.stdout().join("\n");

@@ -265,6 +265,37 @@ impl Drop for Proc {
     }
 }
 
+/// A wrapper running the program in a private mount namespace whose /dev/shm is a fresh tmpfs
+/// mounted with `mount_options` (e.g. `ro,size=64k`); the namespace disappears with the process.
+pub fn in_private_dev_shm(mount_options: &str) -> Vec<String> {
+    let script = format!("mount -t tmpfs -o {mount_options} tmpfs /dev/shm && exec \"$0\" \"$@\"");
+    [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        &script,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A wrapper running the program as an ordinary user's process would for locked memory: the
+/// default 8 MiB limit, and no CAP_IPC_LOCK (root could lock beyond the limit).
+pub fn with_memlock_limit_of_an_ordinary_user() -> Vec<String> {
+    [
+        "setpriv",
+        "--inh-caps=-ipc_lock",
+        "--bounding-set=-ipc_lock",
+        "prlimit",
+        "--memlock=8388608",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// Removes, once per test run, the /dev/shm segments earlier test binaries left behind (zenoh
 /// unlinks a segment only when no process maps it; a test process that received SHM keeps its
 /// mappings until it exits, so the next binary is the first that can remove them).
