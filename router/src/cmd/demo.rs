@@ -6,21 +6,17 @@
 //! Each phase's router listens on an ephemeral loopback port, so a router already running on
 //! 7447 is not disturbed. Exit code 0 only when both phases delivered clouds.
 
-use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
-use std::time::Duration;
+use std::path::Path;
+use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout, Command};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use zshm::shm::human_bytes;
 
+use super::children::{Logs, PATIENCE, interrupt, last_json_line, spawn, start_router, stop};
 use super::scrape::{self, Traffic};
 use crate::cli::DemoArgs;
-
-/// How long a child may take to start or to stop.
-const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What one phase measured.
 struct PhaseResult {
@@ -76,27 +72,19 @@ async fn phase(
 ) -> anyhow::Result<PhaseResult> {
     println!("\nPhase {number}/2, {name}: starting a router, the camera and the probe...");
     let shm_flag: &[&str] = if no_shm { &["--no-shm"] } else { &[] };
-    let mut router = spawn(
+    let mut router = start_router(
         exe,
-        &[
-            &["router", "-l", "tcp/127.0.0.1:0", "--metrics", "127.0.0.1:0"],
-            shm_flag,
-        ]
-        .concat(),
-    )?;
-    let mut router_out = lines(&mut router)?;
-    let status = read_until(
-        &mut router_out,
-        |l| l.starts_with("zshm router: listening on "),
-        "the router's status line",
+        &[&["--metrics", "127.0.0.1:0"], shm_flag].concat(),
+        Logs::Shown,
     )
     .await?;
-    let locator = status
-        .split([' ', ',', ';'])
-        .find(|w| w.starts_with("tcp/127.0.0.1:"))
-        .context("the router did not report a loopback locator")?
-        .to_owned();
-    let metrics_url = status.rsplit("metrics ").next().unwrap_or_default().to_owned();
+    let (locator, metrics_url) = (
+        router.locator.clone(),
+        router
+            .metrics_url
+            .clone()
+            .context("the router serves no metrics")?,
+    );
     println!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
     let before = scrape::traffic(&metrics_url).await?;
 
@@ -122,6 +110,8 @@ async fn phase(
             shm_flag,
         ]
         .concat(),
+        &[],
+        Logs::Shown,
     )?;
     let mut camera = spawn(
         exe,
@@ -143,9 +133,11 @@ async fn phase(
             shm_flag,
         ]
         .concat(),
+        &[],
+        Logs::Shown,
     )?;
     println!("  measuring for {duration} s:");
-    let mut probe_out = lines(&mut probe)?;
+    let mut probe_out = BufReader::new(probe.stdout.take().context("stdout is piped")?).lines();
     let mut summary = Value::Null;
     while let Some(line) = probe_out.next_line().await? {
         let Ok(report) = serde_json::from_str::<Value>(&line) else {
@@ -172,8 +164,9 @@ async fn phase(
         .context("the probe did not exit")??;
     let traffic = scrape::traffic(&metrics_url).await?.since(&before);
 
-    let camera_summary = stop(&mut camera).await?;
-    stop(&mut router).await?;
+    interrupt(&camera);
+    let camera_summary: Value = serde_json::from_str(&last_json_line(&mut camera, PATIENCE).await?)?;
+    stop(&mut router.child).await;
     if !probe_status.success() {
         anyhow::bail!("the latency probe failed in the {name} phase (see its message above)");
     }
@@ -187,66 +180,6 @@ async fn phase(
         traffic,
         cpu_ms_per_cloud: 1e3 * cpu / clouds,
     })
-}
-
-fn spawn(exe: &Path, args: &[&str]) -> anyhow::Result<Child> {
-    let mut command = Command::new(PathBuf::from(exe));
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    // Children log at warn and above only: their lines would drown the demo's output.
-    command.env("RUST_LOG", "warn,zenoh_config=error");
-    command
-        .spawn()
-        .with_context(|| format!("cannot start zshm {}", args[0]))
-}
-
-fn lines(child: &mut Child) -> anyhow::Result<Lines<BufReader<ChildStdout>>> {
-    Ok(BufReader::new(child.stdout.take().context("stdout is piped")?).lines())
-}
-
-async fn read_until(
-    lines: &mut Lines<BufReader<ChildStdout>>,
-    matches: impl Fn(&str) -> bool,
-    what: &str,
-) -> anyhow::Result<String> {
-    let read = async {
-        while let Some(line) = lines.next_line().await? {
-            if matches(&line) {
-                return Ok(line);
-            }
-        }
-        anyhow::bail!("no {what}: the process exited")
-    };
-    tokio::time::timeout(PATIENCE, read)
-        .await
-        .with_context(|| format!("no {what} within {PATIENCE:?}"))?
-}
-
-/// SIGINT, then the last JSON line the child printed (if any) once it exited.
-async fn stop(child: &mut Child) -> anyhow::Result<Value> {
-    if let Some(pid) = child.id() {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid as i32),
-            nix::sys::signal::Signal::SIGINT,
-        );
-    }
-    let mut last = Value::Null;
-    if let Some(stdout) = child.stdout.take() {
-        let mut out = BufReader::new(stdout).lines();
-        while let Ok(Ok(Some(line))) = tokio::time::timeout(PATIENCE, out.next_line()).await {
-            if let Ok(value) = serde_json::from_str(&line) {
-                last = value;
-            }
-        }
-    }
-    tokio::time::timeout(PATIENCE, child.wait())
-        .await
-        .context("a child did not stop")??;
-    Ok(last)
 }
 
 fn compare(tcp: &PhaseResult, shm: &PhaseResult) {

@@ -4,6 +4,7 @@
 pub mod bench;
 mod cam_latency;
 mod cam_pub;
+mod children;
 mod demo;
 mod doctor;
 mod exporter;

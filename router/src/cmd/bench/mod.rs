@@ -9,17 +9,16 @@ mod plot;
 mod report;
 pub mod role;
 
-use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::path::Path;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 
 use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
 use self::report::CaseResult;
 use self::role::{PubReport, SubReport};
+use super::children::{Logs, first_line_matching, last_json_line, spawn, start_router, stop};
 use crate::cli::BenchArgs;
 
 /// Runs the sweep and writes the reports.
@@ -30,13 +29,8 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         std::env::current_exe().context("cannot find this program to start the benchmark's processes")?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
 
-    let mut router = spawn(&exe, &["router", "-l", "tcp/127.0.0.1:0", "--no-metrics"], &[])?;
-    let status = first_line_matching(&mut router, |l| l.starts_with("zshm router: listening on ")).await?;
-    let locator = status
-        .split([' ', ',', ';'])
-        .find(|w| w.starts_with("tcp/127.0.0.1:"))
-        .context("the router reported no loopback locator")?
-        .to_owned();
+    let mut router = start_router(&exe, &["--no-metrics"], Logs::Hidden).await?;
+    let locator = router.locator.clone();
 
     let progress = indicatif::ProgressBar::new(cases.len() as u64);
     progress.set_style(
@@ -62,7 +56,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         progress.inc(1);
     }
     progress.finish_and_clear();
-    stop(&mut router).await;
+    stop(&mut router.child).await;
 
     let markdown = report::write_all(&args.out, &results, &args)?;
     plot::write_all(&args.out, &results)?;
@@ -176,13 +170,13 @@ async fn run_case(exe: &Path, locator: &str, id: &str, case: &Case) -> anyhow::R
 
     let mut subs = Vec::new();
     for _ in 0..case.subscribers {
-        let mut sub = spawn(exe, &common, &env)?;
-        first_line_matching(&mut sub, |l| l == "ready")
+        let mut sub = spawn(exe, &common, &env, Logs::Hidden)?;
+        first_line_matching(&mut sub, |l| l == "ready", "ready line")
             .await
             .context("a subscriber did not start")?;
         subs.push(sub);
     }
-    let mut publisher = spawn(exe, &[&common[..], &["--publisher"]].concat(), &env)?;
+    let mut publisher = spawn(exe, &[&common[..], &["--publisher"]].concat(), &env, Logs::Hidden)?;
     let wait = Duration::from_secs_f64(expected * 3.0 + 60.0);
     let pub_line = last_json_line(&mut publisher, wait)
         .await
@@ -196,84 +190,4 @@ async fn run_case(exe: &Path, locator: &str, id: &str, case: &Case) -> anyhow::R
         sub_reports.push(serde_json::from_str::<SubReport>(&line).context("a subscriber's report")?);
     }
     Ok(CaseResult::from_reports(case.clone(), &pub_report, &sub_reports))
-}
-
-fn spawn(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Child> {
-    let mut command = Command::new(PathBuf::from(exe));
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    command.env("RUST_LOG", "error");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command
-        .spawn()
-        .with_context(|| format!("cannot start zshm {}", args[0]))
-}
-
-/// Reads the child's stdout until a line matches (30 s at most). The rest of its stdout stays
-/// readable for [`last_json_line`].
-async fn first_line_matching(child: &mut Child, matches: impl Fn(&str) -> bool) -> anyhow::Result<String> {
-    let stdout = child.stdout.take().context("stdout is piped")?;
-    let mut lines = BufReader::new(stdout).lines();
-    let found = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await? {
-            if matches(&line) {
-                return Ok::<_, anyhow::Error>(line);
-            }
-        }
-        anyhow::bail!("the process exited first")
-    })
-    .await
-    .context("timed out")??;
-    child.stdout = Some(lines.into_inner().into_inner());
-    Ok(found)
-}
-
-/// Waits for the child to print its JSON report and exit; interrupts it after `wait`.
-async fn last_json_line(child: &mut Child, wait: Duration) -> anyhow::Result<String> {
-    let stdout = child.stdout.take().context("stdout is piped")?;
-    let mut lines = BufReader::new(stdout).lines();
-    let mut last = None;
-    let read = async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.starts_with('{') {
-                last = Some(line);
-            }
-        }
-    };
-    if tokio::time::timeout(wait, read).await.is_err() {
-        interrupt(child);
-        while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await
-        {
-            if line.starts_with('{') {
-                last = Some(line);
-            }
-        }
-    }
-    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
-    last.context("no report")
-}
-
-fn interrupt(child: &Child) {
-    if let Some(pid) = child.id() {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid as i32),
-            nix::sys::signal::Signal::SIGINT,
-        );
-    }
-}
-
-async fn stop(child: &mut Child) {
-    interrupt(child);
-    if tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .is_err()
-    {
-        let _ = child.kill().await;
-    }
 }
