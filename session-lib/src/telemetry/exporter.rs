@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use prometheus::proto::{self, MetricFamily, MetricType};
-use zenoh::query::{ConsolidationMode, QueryTarget};
 
 use super::histogram::HistogramSnapshot;
 use super::report::{NodeReport, REPORT_PREFIX};
@@ -224,28 +223,11 @@ impl Exporter {
 }
 
 async fn query_reports(session: &zenoh::Session) -> Vec<NodeReport> {
-    let replies = match session
-        .get(format!("{REPORT_PREFIX}/*/report"))
-        .target(QueryTarget::All)
-        .consolidation(ConsolidationMode::None)
-        .timeout(QUERY_TIMEOUT)
+    super::query_all(session, &format!("{REPORT_PREFIX}/*/report"), QUERY_TIMEOUT)
         .await
-    {
-        Ok(replies) => replies,
-        Err(err) => {
-            tracing::debug!("zshm reports not queried: {err}");
-            return Vec::default();
-        }
-    };
-    let mut reports = Vec::default();
-    while let Ok(reply) = replies.recv_async().await {
-        if let Ok(sample) = reply.result()
-            && let Ok(report) = serde_json::from_slice::<NodeReport>(&sample.payload().to_bytes())
-        {
-            reports.push(report);
-        }
-    }
-    reports
+        .iter()
+        .filter_map(|sample| serde_json::from_slice(&sample.payload().to_bytes()).ok())
+        .collect()
 }
 
 fn zenoh_family(family: &str) -> (&'static str, MetricType) {

@@ -19,8 +19,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use zenoh::query::{ConsolidationMode, QueryTarget};
-
 /// A series' own labels, in order.
 type SeriesLabels = Vec<(&'static str, String)>;
 
@@ -48,22 +46,9 @@ pub struct NodeSeries {
 
 /// Asks every node for its statistics and translates them.
 pub async fn query(session: &zenoh::Session, timeout: Duration) -> Vec<NodeSeries> {
-    let replies = match session
-        .get("@/*/*/metrics?compression=false;disconnected=true;per_link=false;per_key=false")
-        .target(QueryTarget::All)
-        .consolidation(ConsolidationMode::None)
-        .timeout(timeout)
-        .await
-    {
-        Ok(replies) => replies,
-        Err(err) => {
-            tracing::debug!("zenoh statistics not queried: {err}");
-            return Vec::new();
-        }
-    };
+    const SELECTOR: &str = "@/*/*/metrics?compression=false;disconnected=true;per_link=false;per_key=false";
     let mut nodes = Vec::new();
-    while let Ok(reply) = replies.recv_async().await {
-        let Ok(sample) = reply.result() else { continue };
+    for sample in super::query_all(session, SELECTOR, timeout).await {
         let mut chunks = sample.key_expr().as_str().split('/').skip(1);
         let (Some(zid), Some(role)) = (chunks.next(), chunks.next()) else {
             continue;
