@@ -46,7 +46,7 @@ impl LoanFallback {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             LoanFallback::PoolExhausted => 0,
             LoanFallback::LargerThanPool => 1,
@@ -84,7 +84,7 @@ impl DropReason {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             DropReason::MissingAttachment => 0,
             DropReason::BadAttachment => 1,

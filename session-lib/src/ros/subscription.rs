@@ -116,8 +116,7 @@ impl Gate {
 
     fn reject<R>(&self, reason: DropReason, detail: &str) -> Option<R> {
         self.stats.dropped(reason);
-        let index = DropReason::ALL.iter().position(|r| *r == reason).unwrap_or(0);
-        if !self.warned[index].swap(true, Ordering::Relaxed) {
+        if !self.warned[reason.index()].swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 topic = %self.topic,
                 reason = reason.label(),

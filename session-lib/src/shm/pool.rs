@@ -89,8 +89,7 @@ impl ShmPool {
     }
 
     fn warn_once(&self, reason: LoanFallback, len: usize) {
-        let index = LoanFallback::ALL.iter().position(|r| *r == reason).unwrap_or(0);
-        if !self.warned[index].swap(true, Ordering::Relaxed) {
+        if !self.warned[reason.index()].swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 reason = reason.label(),
                 len,
