@@ -24,7 +24,7 @@ pub mod runtime_env;
 mod error;
 mod shm_settings;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub use env::Environment;
 pub use error::ConfigError;
@@ -193,26 +193,29 @@ fn load_source(
     env: &Environment,
 ) -> Result<(ConfigSource, String, String), ConfigError> {
     let var = request.role.config_uri_var();
-    let source = match (&request.file, env.get(var)) {
-        (Some(path), _) => ConfigSource::Explicit(path.clone()),
-        (None, Some(uri)) if !uri.is_empty() => ConfigSource::EnvVar {
-            var,
-            path: PathBuf::from(uri.strip_prefix("file://").unwrap_or(uri)),
-        },
+    let (source, path) = match (&request.file, env.get(var)) {
+        (Some(path), _) => (ConfigSource::Explicit(path.clone()), path.clone()),
+        (None, Some(uri)) if !uri.is_empty() => {
+            let path = PathBuf::from(uri.strip_prefix("file://").unwrap_or(uri));
+            (
+                ConfigSource::EnvVar {
+                    var,
+                    path: path.clone(),
+                },
+                path,
+            )
+        }
         _ => {
             let (name, text) = request.role.builtin();
             return Ok((ConfigSource::Builtin(name), name.to_owned(), text.to_owned()));
         }
     };
-    let path: &Path = match &source {
-        ConfigSource::Explicit(path) | ConfigSource::EnvVar { path, .. } => path,
-        ConfigSource::Builtin(_) => unreachable!("handled above"),
-    };
-    let text = std::fs::read_to_string(path).map_err(|source_err| ConfigError::Read {
-        path: source.to_string(),
-        source: source_err,
+    let origin = source.to_string();
+    let text = std::fs::read_to_string(&path).map_err(|err| ConfigError::Read {
+        path: origin.clone(),
+        source: err,
     })?;
-    Ok((source.clone(), source.to_string(), text))
+    Ok((source, origin, text))
 }
 
 /// Parses JSON5 text into a zenoh config, reporting syntax errors with their line and schema
