@@ -9,7 +9,7 @@ use std::time::Duration;
 use zshm::msgs::builtin_interfaces::Time;
 use zshm::msgs::sensor_msgs::PointCloud2;
 use zshm::ros::{Node, NodeOptions, qos::QosProfile};
-use zshm::sim_camera::SimCamera;
+use zshm::tools::sim_camera::SimCamera;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -6,59 +6,93 @@
 //! place. When shared memory cannot work here (no /dev/shm, too small, read-only, locked-memory
 //! limit), the session still opens, says why once, and everything goes over TCP.
 //!
-//! The concepts, in the order a program meets them:
+//! What a node needs, in the order it meets it:
 //!
-//! 1. [`config`]: where the config comes from (`--config` > `ZENOH_*_CONFIG_URI` > built-in) and
-//!    which overrides apply.
-//! 2. [`Session`]: opening, the SHM pool, and [`Session::shm_status`] (which path and why).
-//! 3. [`Publisher`]: [`Publisher::publish`] copies once into SHM; [`Publisher::loan`] gives a
-//!    [`Loan`] to fill in place and send without any copy.
-//! 4. [`Subscriber`]: each [`Sample`] borrows its payload, in shared memory when it came that way.
-//! 5. [`stats`]: what went through SHM, what over the network, and every fallback.
+//! 1. [`Session`]: opening (same config lookup as rmw_zenoh, see [`config`]), the SHM pool, and
+//!    [`Session::shm_status`] (which path and why).
+//! 2. [`ros`]: a [`Node`](ros::Node) with typed [`Publisher`](ros::Publisher)s and
+//!    [`Subscription`](ros::Subscription)s speaking rmw_zenoh's protocol; [`msgs`] has the
+//!    messages. A [`Loan`](ros::Loan) builds a point cloud in place in shared memory; a
+//!    [`Sample`](ros::Sample) reads it in place.
+//! 3. [`raw`]: the same for plain bytes on zenoh key expressions ([`raw::RawPublisher`],
+//!    [`raw::RawSubscription`], [`raw::RawSample`], [`raw::RawLoan`]).
+//! 4. [`stats`]: what went through SHM, what over the network, and every fallback.
 //!
 //! ```no_run
 //! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use zshm::{PublisherOptions, Session};
+//! use zshm::msgs::std_msgs;
+//! use zshm::ros::{qos::QosProfile, Node, NodeOptions};
 //!
-//! let session = Session::builder().open().await?;
-//! let subscriber = session.declare_subscriber("demo/**").await?;
-//! let publisher = session.declare_publisher("demo/cloud", PublisherOptions::default()).await?;
-//!
-//! let mut loan = publisher.loan(4 << 20).await; // 4 MiB, in /dev/shm when SHM is on
-//! loan.fill(1);
-//! publisher.publish_loan(loan).await?;
-//!
-//! let sample = subscriber.recv().await.expect("session open");
-//! println!("{} bytes, shared memory: {}", sample.payload().len(), sample.is_shm());
+//! let session = zshm::Session::builder().open().await?;
+//! println!("shared memory: {}", session.shm_status());
+//! let node = Node::new(&session, "talker", NodeOptions::default()).await?;
+//! let _echo = node
+//!     .create_subscription::<std_msgs::String>("chatter", QosProfile::default(), |msg| {
+//!         println!("heard {}", msg.view());
+//!     })
+//!     .await?;
+//! let chatter = node.create_publisher::<std_msgs::String>("chatter", QosProfile::default()).await?;
+//! chatter.publish(&std_msgs::String { data: "Hello World: 1".into() }).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! ## Layers
+//!
+//! Each module imports only from the modules listed before it (a test checks it against the
+//! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`session`], [`raw`],
+//! [`cdr`], [`msgs`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
+//! the benchmarks, not nodes.
 
 #![deny(missing_docs)]
 
-pub mod config;
-pub mod doctor;
-pub mod latency;
-pub mod msgs;
-pub mod pattern;
-pub mod ros;
-pub mod shm;
-pub mod sim_camera;
-pub mod stats;
-pub mod telemetry;
-pub mod usage;
-pub mod zenoh_text;
+pub mod text;
 
-mod publisher;
-mod session;
-mod subscriber;
+pub mod config;
+
+pub mod stats;
+
+pub mod shm;
+
+pub mod session;
+
+pub mod raw;
+
+pub mod cdr;
+
+pub mod msgs;
+
+pub mod ros;
+
+pub mod telemetry;
+
+pub mod tools;
 
 pub use config::{ConfigError, Role};
-pub use publisher::{AdvancedOptions, PublishError, Publisher, PublisherOptions};
-pub use session::{OpenError, Session, SessionBuilder};
-pub use shm::{Loan, ShmStatus, ShmUnavailable};
-pub use subscriber::{AdvancedSubscriberOptions, CallbackSubscriber, Sample, SubscribeError, Subscriber};
+pub use session::{CloseError, OpenError, Session, SessionBuilder};
+pub use shm::{ShmStatus, ShmUnavailable};
+
+/// True when `err` says the caller's input is at fault (a config file, an override, an
+/// environment variable, a name or a key expression): the `zshm` program exits 2 for those.
+/// Each error type of the library decides for itself (`is_bad_input`); this asks the right one.
+pub fn is_bad_input(err: &(dyn std::error::Error + 'static)) -> bool {
+    if err.is::<ConfigError>() || err.is::<ros::names::NameError>() {
+        return true;
+    }
+    if let Some(err) = err.downcast_ref::<OpenError>() {
+        return err.is_bad_input();
+    }
+    if let Some(err) = err.downcast_ref::<ros::NodeError>() {
+        return err.is_bad_input();
+    }
+    err.downcast_ref::<raw::DeclareError>()
+        .is_some_and(raw::DeclareError::is_bad_input)
+}
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::{Loan, Publisher, PublisherOptions, Role, Sample, Session, ShmStatus, Subscriber};
+    pub use crate::msgs::Message;
+    pub use crate::raw::{PublisherOptions, RawLoan, RawPublisher, RawSample, RawSubscription};
+    pub use crate::ros::qos::QosProfile;
+    pub use crate::ros::{Node, NodeOptions, Publisher, Sample, Subscription};
+    pub use crate::{Role, Session, ShmStatus};
 }

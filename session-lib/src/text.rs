@@ -1,4 +1,4 @@
-//! Turns zenoh's error text into a sentence for people.
+//! Text for people: zenoh's error messages tidied into sentences, and byte counts.
 //!
 //! zenoh's `ZError` prints the Rust source location of the error (`... at /root/.cargo/.../
 //! config.rs:86.`) and wraps inner errors in their Debug form (`Str("unknown key")`,
@@ -8,7 +8,7 @@
 ///
 /// ```
 /// let raw = r#"Str("unknown key") at /root/.cargo/registry/src/x/zenoh-1.10.2/src/api/config.rs:86."#;
-/// assert_eq!(zshm::zenoh_text::tidy(raw), "unknown key");
+/// assert_eq!(zshm::text::tidy(raw), "unknown key");
 /// ```
 pub fn tidy(raw: &str) -> String {
     let mut text = raw.trim().to_owned();
@@ -19,6 +19,26 @@ pub fn tidy(raw: &str) -> String {
     }
     let text = strip_source_locations(&text).replace(" - Caused by ", ": ");
     text.trim().trim_end_matches('.').trim().to_owned()
+}
+
+/// Formats a byte count for people: `512 B`, `64.0 KiB`, `64.1 MiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// Formats a duration for people in seconds: `2 s`, `0.5 s`, `1.25 s`.
+pub fn seconds(duration: std::time::Duration) -> String {
+    format!("{} s", duration.as_secs_f64())
 }
 
 /// The content of the Debug-quoted string that starts right after `marker`.
@@ -79,6 +99,20 @@ mod tests {
         let raw =
             "Unable to create POSIX shm segment at /x/unix.rs:12. - Caused by OS error 30 at /y/z.rs:3.";
         assert_eq!(tidy(raw), "Unable to create POSIX shm segment: OS error 30");
+    }
+
+    #[test]
+    fn human_bytes_picks_the_unit() {
+        assert_eq!(super::human_bytes(512), "512 B");
+        assert_eq!(super::human_bytes(65536), "64.0 KiB");
+        assert_eq!(super::human_bytes(67_174_400), "64.1 MiB");
+    }
+
+    #[test]
+    fn seconds_read_as_people_write_them() {
+        use std::time::Duration;
+        assert_eq!(super::seconds(Duration::from_secs(2)), "2 s");
+        assert_eq!(super::seconds(Duration::from_millis(1500)), "1.5 s");
     }
 
     #[test]

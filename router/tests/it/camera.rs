@@ -4,12 +4,13 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use zshm::Session;
 use zshm::msgs::Message;
 use zshm::msgs::builtin_interfaces::{Time, wall_clock_nanos};
 use zshm::msgs::sensor_msgs::PointCloud2;
+use zshm::raw::{PublisherOptions, RawPublisher};
 use zshm::ros::attachment::Attachment;
-use zshm::sim_camera::SimCamera;
-use zshm::{PublisherOptions, Session};
+use zshm::tools::sim_camera::SimCamera;
 
 use crate::support::{Router, Spawn};
 
@@ -141,7 +142,7 @@ fn probe_without_publisher_fails_within_its_timeout_and_says_what_to_check() {
 }
 
 /// A node in this process that publishes clouds with hand-made stamps and sequence numbers.
-async fn raw_cloud_publisher(locator: &str) -> (Session, zshm::Publisher, PointCloud2) {
+async fn raw_cloud_publisher(locator: &str) -> (Session, RawPublisher, PointCloud2) {
     // Without SHM this test process neither creates segments nor maps the probe's, so it
     // leaves nothing in /dev/shm.
     let session = Session::builder()
@@ -165,7 +166,7 @@ async fn raw_cloud_publisher(locator: &str) -> (Session, zshm::Publisher, PointC
     (session, publisher, cloud)
 }
 
-async fn send(publisher: &zshm::Publisher, cloud: &mut PointCloud2, seq: i64, stamp_ns: i64) {
+async fn send(publisher: &RawPublisher, cloud: &mut PointCloud2, seq: i64, stamp_ns: i64) {
     cloud.header.stamp = Time::from_nanos(stamp_ns);
     let attachment = Attachment {
         sequence_number: seq,

@@ -273,7 +273,7 @@ fn first_line(message: &str) -> String {
 fn insert(config: &mut zenoh::Config, key: &str, value: &str) -> Result<(), String> {
     config
         .insert_json5(key, value)
-        .map_err(|err| crate::zenoh_text::tidy(&err.to_string()))
+        .map_err(|err| crate::text::tidy(&err.to_string()))
 }
 
 fn insert_env(

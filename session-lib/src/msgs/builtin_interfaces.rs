@@ -3,7 +3,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{Message, TypeInfo};
-use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
+use crate::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `builtin_interfaces/msg/Time`: seconds and nanoseconds since the UNIX epoch (or sim time).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

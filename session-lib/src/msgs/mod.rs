@@ -10,7 +10,7 @@ pub mod builtin_interfaces;
 pub mod sensor_msgs;
 pub mod std_msgs;
 
-use crate::ros::cdr::{CdrError, CdrReader, CdrSink, CdrWriter, SizeCounter};
+use crate::cdr::{CdrError, CdrReader, CdrSink, CdrWriter, SizeCounter};
 
 /// The identity of a ROS message type on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use super::builtin_interfaces::Time;
 use super::{Message, TypeInfo};
-use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
+use crate::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `std_msgs/msg/Header`: a stamp and a coordinate frame.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! [`Publisher`]: raw-bytes publishing that goes through shared memory at or above the threshold,
-//! with zero-copy loans.
+//! [`RawPublisher`]: raw-bytes publishing that goes through shared memory at or above the
+//! threshold, with zero-copy loans.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -7,31 +7,10 @@ use std::time::{Duration, Instant};
 use zenoh::bytes::ZBytes;
 use zenoh::qos::{CongestionControl, Reliability};
 
+use super::error::{DeclareError, PublishError};
 use crate::session::Session;
-use crate::shm::{Loan, ShmPool};
+use crate::shm::{RawLoan, ShmPool};
 use crate::stats::SessionStats;
-
-/// Why a publisher could not be declared or a message not sent.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PublishError {
-    /// The key expression is not valid zenoh syntax.
-    #[error("invalid key expression `{key}`")]
-    KeyExpr {
-        /// The key expression.
-        key: String,
-        /// zenoh's error.
-        #[source]
-        source: zenoh::Error,
-    },
-    /// zenoh refused the declaration or the put (for example, the session is closed).
-    #[error("zenoh refused to publish")]
-    Zenoh {
-        /// zenoh's error.
-        #[source]
-        source: zenoh::Error,
-    },
-}
 
 /// How a publisher delivers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +22,7 @@ pub struct PublisherOptions {
     /// Send immediately, without batching with other messages.
     pub express: bool,
     /// Declare a zenoh-ext advanced publisher (what rmw_zenoh always declares).
-    pub advanced: Option<AdvancedOptions>,
+    pub advanced: Option<AdvancedPublisherOptions>,
 }
 
 impl Default for PublisherOptions {
@@ -60,7 +39,7 @@ impl Default for PublisherOptions {
 
 /// zenoh-ext advanced-publisher features (rmw_zenoh uses them for `TRANSIENT_LOCAL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct AdvancedOptions {
+pub struct AdvancedPublisherOptions {
     /// Keep the last N samples for late-joining subscribers.
     pub cache_depth: Option<usize>,
     /// Declare the `@adv/pub` liveliness token so subscribers detect this publisher.
@@ -71,7 +50,7 @@ pub struct AdvancedOptions {
 
 /// Publishes raw bytes on one key expression.
 #[derive(Debug)]
-pub struct Publisher {
+pub struct RawPublisher {
     sender: Sender,
     pool: Option<Arc<ShmPool>>,
     threshold: usize,
@@ -90,14 +69,12 @@ impl Session {
         &self,
         key_expr: &str,
         options: PublisherOptions,
-    ) -> Result<Publisher, PublishError> {
-        let key = zenoh::key_expr::KeyExpr::try_from(key_expr.to_owned()).map_err(|source| {
-            PublishError::KeyExpr {
-                key: key_expr.to_owned(),
-                source,
-            }
-        })?;
-        let zenoh_error = |source| PublishError::Zenoh { source };
+    ) -> Result<RawPublisher, DeclareError> {
+        let key = DeclareError::parse_key(key_expr)?;
+        let zenoh_error = |source| DeclareError::Zenoh {
+            key: key_expr.to_owned(),
+            source,
+        };
         let builder = self
             .zenoh()
             .declare_publisher(key)
@@ -131,7 +108,7 @@ impl Session {
                 Sender::Advanced(builder.await.map_err(zenoh_error)?)
             }
         };
-        Ok(Publisher {
+        Ok(RawPublisher {
             sender,
             pool: self.shm_pool().cloned(),
             threshold: self.shm_threshold(),
@@ -140,7 +117,7 @@ impl Session {
     }
 }
 
-impl Publisher {
+impl RawPublisher {
     /// The key expression published on.
     pub fn key_expr(&self) -> &str {
         match &self.sender {
@@ -151,32 +128,32 @@ impl Publisher {
 
     /// A buffer for a payload of `len` bytes: a loan from the SHM pool at or above the
     /// threshold, the heap below it (small messages gain nothing from SHM).
-    pub async fn buffer(&self, len: usize) -> Loan {
+    pub async fn buffer(&self, len: usize) -> RawLoan {
         if len >= self.threshold {
             self.loan(len).await
         } else {
-            Loan::heap(len)
+            RawLoan::heap(len)
         }
     }
 
     /// A writable buffer of `len` bytes, from the SHM pool when shared memory is active (see
-    /// [`Loan`] for the fallback). Fill it, then [`publish_loan`](Self::publish_loan) it.
-    pub async fn loan(&self, len: usize) -> Loan {
+    /// [`RawLoan`] for the fallback). Fill it, then [`publish_loan`](Self::publish_loan) it.
+    pub async fn loan(&self, len: usize) -> RawLoan {
         match &self.pool {
             Some(pool) => pool.loan(len).await,
-            None => Loan::heap(len),
+            None => RawLoan::heap(len),
         }
     }
 
     /// Sends a filled loan without copying it.
-    pub async fn publish_loan(&self, loan: Loan) -> Result<(), PublishError> {
+    pub async fn publish_loan(&self, loan: RawLoan) -> Result<(), PublishError> {
         self.publish_loan_with_attachment(loan, None).await
     }
 
     /// Sends a filled loan with an attachment.
     pub async fn publish_loan_with_attachment(
         &self,
-        loan: Loan,
+        loan: RawLoan,
         attachment: Option<ZBytes>,
     ) -> Result<(), PublishError> {
         let (shm, len) = (loan.is_shm(), loan.len());
@@ -202,7 +179,7 @@ impl Publisher {
             loan.copy_from_slice(data);
             loan
         } else {
-            Loan::from_vec(data.to_vec())
+            RawLoan::from_vec(data.to_vec())
         };
         self.publish_loan_with_attachment(buffer, attachment).await
     }
@@ -212,7 +189,10 @@ impl Publisher {
             Sender::Plain(p) => p.put(payload).attachment(attachment).await,
             Sender::Advanced(p) => p.put(payload).attachment(attachment).await,
         };
-        result.map_err(|source| PublishError::Zenoh { source })
+        result.map_err(|source| PublishError::Zenoh {
+            key: self.key_expr().to_owned(),
+            source,
+        })
     }
 
     async fn is_matched(&self) -> bool {

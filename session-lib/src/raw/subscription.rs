@@ -1,39 +1,19 @@
-//! [`Subscriber`] and [`Sample`]: receiving raw bytes, read in place.
+//! [`RawSubscription`], [`RawCallbackSubscription`] and [`RawSample`]: receiving raw bytes, read
+//! in place.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_core::Stream;
 
+use super::error::DeclareError;
 use crate::session::Session;
 use crate::stats::SessionStats;
-
-/// Why a subscriber could not be declared.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum SubscribeError {
-    /// The key expression is not valid zenoh syntax.
-    #[error("invalid key expression `{key}`")]
-    KeyExpr {
-        /// The key expression.
-        key: String,
-        /// zenoh's error.
-        #[source]
-        source: zenoh::Error,
-    },
-    /// zenoh refused the declaration.
-    #[error("zenoh refused to subscribe")]
-    Zenoh {
-        /// zenoh's error.
-        #[source]
-        source: zenoh::Error,
-    },
-}
 
 /// One received message. [`payload`](Self::payload) borrows the received bytes: for a sample
 /// that came through shared memory, these are the publisher's bytes in /dev/shm.
 #[derive(Debug)]
-pub struct Sample {
+pub struct RawSample {
     inner: zenoh::sample::Sample,
     /// Only set when zenoh delivered the payload in several pieces (large messages fragmented
     /// over TCP); they are joined once so that `payload()` is always one slice.
@@ -41,7 +21,7 @@ pub struct Sample {
     shm: bool,
 }
 
-impl Sample {
+impl RawSample {
     pub(crate) fn new(inner: zenoh::sample::Sample) -> Self {
         let payload = inner.payload();
         let shm = payload.as_shm().is_some();
@@ -78,45 +58,52 @@ impl Sample {
     }
 }
 
-/// A subscriber that queues samples; read them with [`recv`](Self::recv) or as a stream.
+/// A subscription that queues samples; read them with [`recv`](Self::recv) or as a stream.
 ///
 /// The queue is bounded: when the application does not keep up, zenoh's receive path waits
 /// (backpressure to the publisher) instead of dropping samples.
 #[derive(Debug)]
-pub struct Subscriber {
-    _inner: Receiver,
-    queue: flume::Receiver<Sample>,
+pub struct RawSubscription {
+    _inner: RawCallbackSubscription,
+    queue: flume::Receiver<RawSample>,
 }
 
-impl Subscriber {
+impl RawSubscription {
     /// The next sample; `None` once the session is closed.
-    pub async fn recv(&self) -> Option<Sample> {
+    pub async fn recv(&self) -> Option<RawSample> {
         self.queue.recv_async().await.ok()
     }
 
     /// The samples as an async stream.
-    pub fn stream(&self) -> impl Stream<Item = Sample> + '_ {
+    pub fn stream(&self) -> impl Stream<Item = RawSample> + '_ {
         self.queue.stream()
     }
 }
 
-/// A subscriber that calls a function for each sample, on zenoh's receive thread. It stops when
-/// dropped.
+/// A subscription that calls a function for each sample, on zenoh's receive thread. It stops
+/// when dropped.
 #[derive(Debug)]
-pub struct CallbackSubscriber {
+pub struct RawCallbackSubscription {
     _inner: Receiver,
 }
 
 /// The zenoh subscriber behind a zshm one; undeclared when dropped.
 #[derive(Debug)]
-pub(crate) enum Receiver {
+enum Receiver {
     Plain(#[allow(dead_code)] zenoh::pubsub::Subscriber<()>),
     Advanced(#[allow(dead_code)] zenoh_ext::AdvancedSubscriber<()>),
 }
 
+/// How a subscription receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SubscriptionOptions {
+    /// Declare a zenoh-ext advanced subscriber (what rmw_zenoh declares for `TRANSIENT_LOCAL`).
+    pub advanced: Option<AdvancedSubscriptionOptions>,
+}
+
 /// zenoh-ext advanced-subscriber features (rmw_zenoh uses them for `TRANSIENT_LOCAL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct AdvancedSubscriberOptions {
+pub struct AdvancedSubscriptionOptions {
     /// Ask publishers' caches for up to this many past samples, including late-joining publishers.
     pub history_depth: Option<usize>,
     /// Declare the `@adv/sub` liveliness token so publishers detect this subscriber.
@@ -125,56 +112,44 @@ pub struct AdvancedSubscriberOptions {
     pub recovery: bool,
 }
 
-/// Queue length of [`Subscriber`].
-pub const SUBSCRIBER_QUEUE: usize = 64;
+/// Queue length of [`RawSubscription`].
+pub const SUBSCRIPTION_QUEUE: usize = 64;
 
 impl Session {
-    /// Declares a queueing subscriber on `key_expr`.
-    pub async fn declare_subscriber(&self, key_expr: &str) -> Result<Subscriber, SubscribeError> {
-        let (tx, queue) = flume::bounded(SUBSCRIBER_QUEUE);
+    /// Declares a queueing subscription on `key_expr`.
+    pub async fn declare_subscription(&self, key_expr: &str) -> Result<RawSubscription, DeclareError> {
+        let (tx, queue) = flume::bounded(SUBSCRIPTION_QUEUE);
         let inner = self
-            .declare_receiver(key_expr, None, move |sample| {
-                // The receiver is gone only when the Subscriber was dropped: nobody wants it.
+            .declare_callback_subscription(key_expr, SubscriptionOptions::default(), move |sample| {
+                // The receiver is gone only when the RawSubscription was dropped: nobody wants it.
                 let _ = tx.send(sample);
             })
             .await?;
-        Ok(Subscriber { _inner: inner, queue })
+        Ok(RawSubscription { _inner: inner, queue })
     }
 
-    /// Declares a subscriber that calls `callback` for each sample.
-    pub async fn declare_callback_subscriber(
+    /// Declares a subscription that calls `callback` for each sample.
+    pub async fn declare_callback_subscription(
         &self,
         key_expr: &str,
-        callback: impl Fn(Sample) + Send + Sync + 'static,
-    ) -> Result<CallbackSubscriber, SubscribeError> {
-        let inner = self.declare_receiver(key_expr, None, callback).await?;
-        Ok(CallbackSubscriber { _inner: inner })
-    }
-
-    pub(crate) async fn declare_receiver(
-        &self,
-        key_expr: &str,
-        advanced: Option<AdvancedSubscriberOptions>,
-        deliver: impl Fn(Sample) + Send + Sync + 'static,
-    ) -> Result<Receiver, SubscribeError> {
-        let key = zenoh::key_expr::KeyExpr::try_from(key_expr.to_owned()).map_err(|source| {
-            SubscribeError::KeyExpr {
-                key: key_expr.to_owned(),
-                source,
-            }
-        })?;
+        options: SubscriptionOptions,
+        callback: impl Fn(RawSample) + Send + Sync + 'static,
+    ) -> Result<RawCallbackSubscription, DeclareError> {
+        let key = DeclareError::parse_key(key_expr)?;
         let stats: Arc<SessionStats> = self.stats().clone();
         let callback = move |sample| {
-            let sample = Sample::new(sample);
+            let sample = RawSample::new(sample);
             stats.received(sample.is_shm(), sample.payload().len());
-            deliver(sample);
+            callback(sample);
         };
-        let zenoh_error = |source| SubscribeError::Zenoh { source };
+        let zenoh_error = |source| DeclareError::Zenoh {
+            key: key_expr.to_owned(),
+            source,
+        };
         let builder = self.zenoh().declare_subscriber(key);
-        let Some(advanced) = advanced else {
-            return Ok(Receiver::Plain(
-                builder.callback(callback).await.map_err(zenoh_error)?,
-            ));
+        let Some(advanced) = options.advanced else {
+            let inner = Receiver::Plain(builder.callback(callback).await.map_err(zenoh_error)?);
+            return Ok(RawCallbackSubscription { _inner: inner });
         };
         use zenoh_ext::AdvancedSubscriberBuilderExt;
         let mut builder = builder.advanced().callback(callback);
@@ -190,6 +165,7 @@ impl Session {
         if advanced.recovery {
             builder = builder.recovery(zenoh_ext::RecoveryConfig::default().heartbeat());
         }
-        Ok(Receiver::Advanced(builder.await.map_err(zenoh_error)?))
+        let inner = Receiver::Advanced(builder.await.map_err(zenoh_error)?);
+        Ok(RawCallbackSubscription { _inner: inner })
     }
 }

@@ -12,7 +12,7 @@
 //!
 //! The older key/value form (77 bytes, Jazzy 0.2.0–0.2.3) is accepted on receive.
 
-use super::liveliness::Gid;
+use super::gid::Gid;
 
 /// Encoded length.
 pub const LEN: usize = 33;

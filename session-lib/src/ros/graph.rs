@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::keyexpr::ros_type_name;
 use super::liveliness::{self, EndpointInfo, EntityKind, NodeInfo, Token};
-use crate::Session;
+use crate::session::Session;
 
 /// One topic: its types and how many publishers and subscriptions it has.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

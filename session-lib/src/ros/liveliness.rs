@@ -13,8 +13,6 @@
 //! An entity's GID is the XXH3-128 of its token string, as 16 little-endian bytes (rmw_zenoh's
 //! `simplified_xxhash3.cpp`).
 
-use std::fmt;
-
 use super::qos::QosProfile;
 
 /// The admin-space prefix of every ROS liveliness token.
@@ -210,24 +208,10 @@ pub fn parse_token(token: &str) -> Result<Token, TokenError> {
     }))
 }
 
-/// An entity's 16-byte GID: XXH3-128 of its token, little endian (low 64 bits first).
-pub fn gid(token: &str) -> Gid {
-    Gid(xxhash_rust::xxh3::xxh3_128(token.as_bytes()).to_le_bytes())
-}
-
-/// A ROS entity GID (`rmw_gid_t` data on Iron and later).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct Gid(pub [u8; 16]);
-
-impl fmt::Display for Gid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ros::gid::Gid;
     use crate::ros::qos::Durability;
 
     fn camera_driver() -> NodeInfo {
@@ -262,14 +246,20 @@ mod tests {
             token,
             "@ros2_lv/0/8b20917502ee955ac4476e0266340d5c/0/0/NN/%/%/camera_driver"
         );
-        assert_eq!(gid(&token).to_string(), "c7b14638c926d126bc015df15614cc6b");
+        assert_eq!(
+            Gid::of_token(&token).to_string(),
+            "c7b14638c926d126bc015df15614cc6b"
+        );
     }
 
     #[test]
     fn publisher_token_and_gid_match_the_worked_example() {
         let token = endpoint_token(&points_publisher());
         assert_eq!(token, POINTS_PUBLISHER);
-        assert_eq!(gid(&token).to_string(), "7d3b22c6a516d307c54b002fa91ba934");
+        assert_eq!(
+            Gid::of_token(&token).to_string(),
+            "7d3b22c6a516d307c54b002fa91ba934"
+        );
     }
 
     #[test]
@@ -298,7 +288,10 @@ mod tests {
     #[test]
     fn design_doc_talker_gid() {
         let token = "@ros2_lv/2/8b20917502ee955ac4476e0266340d5c/0/10/MP/%/%/talker/%chatter/std_msgs::msg::dds_::String_/RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18/::,7:,:,:,,";
-        assert_eq!(gid(token).to_string(), "ac170f31eadcd9ff0cd86d7a17907d1c");
+        assert_eq!(
+            Gid::of_token(token).to_string(),
+            "ac170f31eadcd9ff0cd86d7a17907d1c"
+        );
         let Token::Endpoint(talker) = parse_token(token).unwrap() else {
             panic!("endpoint")
         };
@@ -311,8 +304,11 @@ mod tests {
 
     #[test]
     fn xxh3_reference_vectors() {
-        assert_eq!(gid("").to_string(), "7f498d4624c30160d8984701d306aa99");
-        assert_eq!(gid("abc").to_string(), "50392f89945faf7885613a73b65ab006");
+        assert_eq!(Gid::of_token("").to_string(), "7f498d4624c30160d8984701d306aa99");
+        assert_eq!(
+            Gid::of_token("abc").to_string(),
+            "50392f89945faf7885613a73b65ab006"
+        );
     }
 
     #[test]

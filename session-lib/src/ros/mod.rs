@@ -6,12 +6,13 @@
 //! * [`liveliness`]: graph tokens (`@ros2_lv/...`) and entity GIDs.
 //! * [`qos`]: QoS profiles, their token encoding, their mapping onto zenoh.
 //! * [`attachment`]: the 33-byte per-sample attachment (sequence number, time stamp, GID).
-//! * [`cdr`]: the payload encoding.
-//! * [`Node`], [`RosPublisher`], [`RosSubscription`]: the typed API built on these.
+//! * [`gid`]: entity GIDs.
+//! * [`Node`], [`Publisher`], [`Subscription`], [`Sample`], [`Loan`]: the typed API built on
+//!   these (the payload encoding is [`crate::cdr`]).
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
 
 pub mod attachment;
-pub mod cdr;
+pub mod gid;
 pub mod graph;
 pub mod keyexpr;
 pub mod liveliness;
@@ -23,5 +24,5 @@ mod publisher;
 mod subscription;
 
 pub use node::{Node, NodeError, NodeOptions};
-pub use publisher::{MessageLoan, RosPublisher};
-pub use subscription::{Received, RosSubscription};
+pub use publisher::{Loan, Publisher};
+pub use subscription::{Sample, Subscription};

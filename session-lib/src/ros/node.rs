@@ -1,10 +1,11 @@
 //! [`Node`]: a ROS 2 node on a zshm session, announced with its liveliness token.
 
 use crate::msgs::Message;
+use crate::raw::DeclareError;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
 use crate::ros::names::{self, NameError};
 use crate::ros::qos::QosProfile;
-use crate::{PublishError, Session, SubscribeError};
+use crate::session::Session;
 
 /// Why a node or one of its endpoints could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -22,12 +23,20 @@ pub enum NodeError {
         #[source]
         source: zenoh::Error,
     },
-    /// The publisher could not be declared.
+    /// The publisher or the subscription could not be declared.
     #[error(transparent)]
-    Publish(#[from] PublishError),
-    /// The subscription could not be declared.
-    #[error(transparent)]
-    Subscribe(#[from] SubscribeError),
+    Declare(#[from] DeclareError),
+}
+
+impl NodeError {
+    /// True when the caller's input is at fault (a name, a key), not the system.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            NodeError::Name(_) => true,
+            NodeError::Token { .. } => false,
+            NodeError::Declare(err) => err.is_bad_input(),
+        }
+    }
 }
 
 /// Where a node lives in the ROS graph.

@@ -1,4 +1,4 @@
-//! [`RosPublisher`]: typed publishing with rmw_zenoh's QoS mapping, token and attachment, and
+//! [`Publisher`]: typed publishing with rmw_zenoh's QoS mapping, token and attachment, and
 //! zero-copy serialization into shared memory.
 
 use std::marker::PhantomData;
@@ -9,13 +9,14 @@ use std::time::Duration;
 use zenoh::bytes::ZBytes;
 
 use super::attachment::Attachment;
-use super::liveliness::{self, EndpointInfo, EntityKind, Gid};
+use super::gid::Gid;
+use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
+use crate::cdr::CdrWriter;
 use crate::msgs::builtin_interfaces::{Time, wall_clock_nanos};
 use crate::msgs::{LoanableMessage, Message};
-use crate::ros::cdr::CdrWriter;
-use crate::{AdvancedOptions, Loan, PublishError, Publisher, PublisherOptions};
+use crate::raw::{AdvancedPublisherOptions, PublishError, PublisherOptions, RawLoan, RawPublisher};
 
 /// The heartbeat period rmw_zenoh uses for reliable transient-local publishers
 /// (`SAMPLE_MISS_DETECTION_HEARTBEAT_PERIOD`).
@@ -23,8 +24,8 @@ const HEARTBEAT_PERIOD: Duration = Duration::from_millis(500);
 
 /// Publishes messages of type `T` on one topic.
 #[derive(Debug)]
-pub struct RosPublisher<T> {
-    raw: Publisher,
+pub struct Publisher<T> {
+    raw: RawPublisher,
     info: EndpointInfo,
     gid: Gid,
     sequence: AtomicI64,
@@ -45,7 +46,7 @@ fn publisher_options(qos: &QosProfile) -> PublisherOptions {
         reliable,
         block_when_congested: qos.blocks_when_congested(),
         express: false,
-        advanced: transient_local.then(|| AdvancedOptions {
+        advanced: transient_local.then(|| AdvancedPublisherOptions {
             cache_depth: Some(qos.depth() as usize),
             publisher_detection: true,
             miss_detection_heartbeat: reliable.then_some(HEARTBEAT_PERIOD),
@@ -59,7 +60,7 @@ impl Node {
         &self,
         topic: &str,
         qos: QosProfile,
-    ) -> Result<RosPublisher<T>, NodeError> {
+    ) -> Result<Publisher<T>, NodeError> {
         let info = self.endpoint::<T>(EntityKind::Publisher, topic, qos)?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
         let raw = self
@@ -67,9 +68,9 @@ impl Node {
             .declare_publisher(&key, publisher_options(&qos))
             .await?;
         let token = liveliness::endpoint_token(&info);
-        let gid = liveliness::gid(&token);
+        let gid = Gid::of_token(&token);
         let token = declare_token(self.session(), token).await?;
-        Ok(RosPublisher {
+        Ok(Publisher {
             raw,
             info,
             gid,
@@ -80,7 +81,7 @@ impl Node {
     }
 }
 
-impl<T: Message> RosPublisher<T> {
+impl<T: Message> Publisher<T> {
     /// Serializes `msg` straight into its send buffer (a loan from the SHM pool at or above the
     /// threshold) and publishes it with its attachment.
     pub async fn publish(&self, msg: &T) -> Result<(), PublishError> {
@@ -89,7 +90,7 @@ impl<T: Message> RosPublisher<T> {
         self.send(buffer).await
     }
 
-    async fn send(&self, buffer: Loan) -> Result<(), PublishError> {
+    async fn send(&self, buffer: RawLoan) -> Result<(), PublishError> {
         let attachment = Attachment {
             sequence_number: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
             source_timestamp: wall_clock_nanos(),
@@ -127,23 +128,23 @@ impl<T: Message> RosPublisher<T> {
     }
 
     /// Waits until no subscriber matches, or `timeout` passes (see
-    /// [`Publisher::wait_for_no_subscribers`]).
+    /// [`RawPublisher::wait_for_no_subscribers`]).
     pub async fn wait_for_no_subscribers(&self, timeout: Duration) -> bool {
         self.raw.wait_for_no_subscribers(timeout).await
     }
 }
 
 /// A message being built in place in its send buffer: everything but the data is written; fill
-/// [`data_mut`](MessageLoan::data_mut), optionally [`set_stamp`](MessageLoan::set_stamp) last,
-/// then [`RosPublisher::publish_loan`].
+/// [`data_mut`](Loan::data_mut), optionally [`set_stamp`](Loan::set_stamp) last,
+/// then [`Publisher::publish_loan`].
 #[derive(Debug)]
-pub struct MessageLoan<T> {
-    buffer: Loan,
+pub struct Loan<T> {
+    buffer: RawLoan,
     data: Range<usize>,
     _type: PhantomData<fn(T)>,
 }
 
-impl<T: LoanableMessage> MessageLoan<T> {
+impl<T: LoanableMessage> Loan<T> {
     /// The data bytes, in the send buffer (shared memory when [`is_shm`](Self::is_shm)).
     pub fn data_mut(&mut self) -> &mut [u8] {
         &mut self.buffer[self.data.clone()]
@@ -162,13 +163,13 @@ impl<T: LoanableMessage> MessageLoan<T> {
     }
 }
 
-impl<T: LoanableMessage> RosPublisher<T> {
+impl<T: LoanableMessage> Publisher<T> {
     /// Starts a message shaped like `shape` (its own `data` is ignored) with `data_len` bytes of
     /// data to be written in place: the zero-copy path for point clouds and images.
-    pub async fn loan(&self, shape: &T, data_len: usize) -> MessageLoan<T> {
+    pub async fn loan(&self, shape: &T, data_len: usize) -> Loan<T> {
         let mut buffer = self.raw.buffer(shape.shape_len(data_len)).await;
         let start = shape.write_shape(&mut CdrWriter::new(&mut buffer), data_len);
-        MessageLoan {
+        Loan {
             buffer,
             data: start..start + data_len,
             _type: PhantomData,
@@ -176,7 +177,7 @@ impl<T: LoanableMessage> RosPublisher<T> {
     }
 
     /// Publishes a message built with [`loan`](Self::loan), without copying it.
-    pub async fn publish_loan(&self, loan: MessageLoan<T>) -> Result<(), PublishError> {
+    pub async fn publish_loan(&self, loan: Loan<T>) -> Result<(), PublishError> {
         self.send(loan.buffer).await
     }
 }

@@ -1,4 +1,4 @@
-//! [`RosSubscription`]: typed receiving. Each sample is checked before it is delivered: it must
+//! [`Subscription`]: typed receiving. Each sample is checked before it is delivered: it must
 //! carry rmw_zenoh's attachment and its payload must be valid CDR for the topic's type. A sample
 //! that fails is dropped, counted in the session stats by reason, and logged once per reason.
 
@@ -7,24 +7,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::attachment::Attachment;
-use super::liveliness::{self, EndpointInfo, EntityKind, Gid};
+use super::gid::Gid;
+use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
-use crate::Sample;
 use crate::msgs::Message;
+use crate::raw::{AdvancedSubscriptionOptions, RawCallbackSubscription, RawSample, SubscriptionOptions};
 use crate::stats::{DropReason, SessionStats};
-use crate::subscriber::{AdvancedSubscriberOptions, Receiver};
 
 /// A received message of type `T` with its rmw_zenoh metadata. The payload was validated on
-/// receipt; [`view`](Received::view) reads it in place.
+/// receipt; [`view`](Sample::view) reads it in place.
 #[derive(Debug)]
-pub struct Received<T> {
-    sample: Sample,
+pub struct Sample<T> {
+    sample: RawSample,
     attachment: Attachment,
     _type: PhantomData<fn() -> T>,
 }
 
-impl<T: Message> Received<T> {
+impl<T: Message> Sample<T> {
     /// The message read in place: large fields borrow from the received buffer (the publisher's
     /// shared memory when [`is_shm`](Self::is_shm)).
     pub fn view(&self) -> T::View<'_> {
@@ -64,14 +64,14 @@ impl<T: Message> Received<T> {
 
 /// Receives messages of type `T` on one topic until dropped.
 #[derive(Debug)]
-pub struct RosSubscription<T> {
-    _receiver: Receiver,
+pub struct Subscription<T> {
+    _receiver: RawCallbackSubscription,
     info: EndpointInfo,
     _token: zenoh::liveliness::LivelinessToken,
     _type: PhantomData<fn() -> T>,
 }
 
-impl<T> RosSubscription<T> {
+impl<T> Subscription<T> {
     /// The endpoint as its token describes it.
     pub fn info(&self) -> &EndpointInfo {
         &self.info
@@ -82,12 +82,14 @@ impl<T> RosSubscription<T> {
 ///
 /// As for publishers, rmw_zenoh's advanced subscriber does nothing visible on the wire for
 /// VOLATILE (no history query, no detection token, no recovery), so zshm subscribes plainly there.
-fn subscriber_options(qos: &QosProfile) -> Option<AdvancedSubscriberOptions> {
-    (qos.durability == Durability::TransientLocal).then(|| AdvancedSubscriberOptions {
-        history_depth: Some(qos.depth() as usize),
-        subscriber_detection: true,
-        recovery: qos.reliability == Reliability::Reliable,
-    })
+fn subscription_options(qos: &QosProfile) -> SubscriptionOptions {
+    SubscriptionOptions {
+        advanced: (qos.durability == Durability::TransientLocal).then(|| AdvancedSubscriptionOptions {
+            history_depth: Some(qos.depth() as usize),
+            subscriber_detection: true,
+            recovery: qos.reliability == Reliability::Reliable,
+        }),
+    }
 }
 
 /// Checks one sample; counts and logs (once per reason) what it rejects.
@@ -98,7 +100,7 @@ struct Gate {
 }
 
 impl Gate {
-    fn admit<T: Message>(&self, sample: Sample) -> Option<Received<T>> {
+    fn admit<T: Message>(&self, sample: RawSample) -> Option<Sample<T>> {
         let attachment = match sample.attachment().map(|a| Attachment::decode(&a.to_bytes())) {
             None => return self.reject(DropReason::MissingAttachment, "no attachment"),
             Some(Err(err)) => return self.reject(DropReason::BadAttachment, &err.to_string()),
@@ -107,7 +109,7 @@ impl Gate {
         if let Err(err) = T::view_cdr(sample.payload()) {
             return self.reject(DropReason::MalformedCdr, &err.to_string());
         }
-        Some(Received {
+        Some(Sample {
             sample,
             attachment,
             _type: PhantomData,
@@ -134,8 +136,8 @@ impl Node {
         &self,
         topic: &str,
         qos: QosProfile,
-        callback: impl Fn(Received<T>) + Send + Sync + 'static,
-    ) -> Result<RosSubscription<T>, NodeError> {
+        callback: impl Fn(Sample<T>) + Send + Sync + 'static,
+    ) -> Result<Subscription<T>, NodeError> {
         let info = self.endpoint::<T>(EntityKind::Subscription, topic, qos)?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
         let gate = Gate {
@@ -145,14 +147,14 @@ impl Node {
         };
         let receiver = self
             .session()
-            .declare_receiver(&key, subscriber_options(&qos), move |sample| {
+            .declare_callback_subscription(&key, subscription_options(&qos), move |sample| {
                 if let Some(received) = gate.admit::<T>(sample) {
                     callback(received);
                 }
             })
             .await?;
         let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
-        Ok(RosSubscription {
+        Ok(Subscription {
             _receiver: receiver,
             info,
             _token: token,

@@ -13,16 +13,18 @@
 //!
 //! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`].
 
+pub mod report;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use self::report::{Histograms, ReportSource};
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
 use crate::shm::{self, ShmPool, ShmStatus, ShmUnavailable};
 use crate::stats::SessionStats;
-use crate::telemetry::histogram::LatencyHistogram;
-use crate::telemetry::report::{self, Histograms, ReportSource};
+use crate::stats::histogram::LatencyHistogram;
 
 /// Why a session could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +35,26 @@ pub enum OpenError {
     Config(#[from] ConfigError),
     /// zenoh refused to open, even without shared memory (e.g. the listen port is taken).
     #[error("zenoh could not open the session")]
+    Zenoh {
+        /// zenoh's error.
+        #[source]
+        source: zenoh::Error,
+    },
+}
+
+impl OpenError {
+    /// True when the caller's input is at fault (config, override, environment variable).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, OpenError::Config(_))
+    }
+}
+
+/// Why closing a session failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CloseError {
+    /// zenoh could not close the session cleanly (its links or tasks did not stop).
+    #[error("zenoh could not close the session")]
     Zenoh {
         /// zenoh's error.
         #[source]
@@ -103,7 +125,7 @@ impl SessionBuilder {
             Ok(session) => session,
             Err(err) if verdict.is_ok() && mentions_shm(&err.to_string()) => {
                 verdict = Err(ShmUnavailable::OpenFailed {
-                    error: crate::zenoh_text::tidy(&err.to_string()),
+                    error: crate::text::tidy(&err.to_string()),
                 });
                 disable_shm(&mut zenoh_config);
                 zenoh::open(zenoh_config)
@@ -329,8 +351,12 @@ impl Session {
     }
 
     /// Closes the session (for every clone), releasing its SHM segments for reuse.
-    pub async fn close(&self) -> Result<(), zenoh::Error> {
-        self.shared.zenoh.close().await
+    pub async fn close(&self) -> Result<(), CloseError> {
+        self.shared
+            .zenoh
+            .close()
+            .await
+            .map_err(|source| CloseError::Zenoh { source })
     }
 
     /// The latency histogram of `topic`, exported by the metrics exporter (created on first use).
@@ -372,5 +398,31 @@ impl Session {
             attempts,
             "no zenoh router found; peers will not discover each other until a router is started (zshm router)"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The retry without SHM depends on the words of zenoh's error: pin them to what zenoh 1.10.2
+    /// really says when it cannot create a segment (here one far larger than any machine maps).
+    #[test]
+    fn zenoh_segment_errors_are_recognised_as_shm_errors() {
+        use zenoh::Wait;
+        let err = zenoh::shm::ShmProviderBuilder::default_backend(1 << 50)
+            .wait()
+            .expect_err("no machine maps a 1 PiB segment");
+        let text = err.to_string();
+        assert!(mentions_shm(&text), "zenoh's words changed: {text}");
+        crate::shm::cleanup_orphaned_segments();
+    }
+
+    #[test]
+    fn other_open_errors_are_not_shm_errors() {
+        assert!(!mentions_shm(
+            "Can not create a new TCP listener bound to tcp/127.0.0.1:7447: Address in use"
+        ));
+        assert!(!mentions_shm("Unable to connect to any of [tcp/127.0.0.1:7447]"));
     }
 }

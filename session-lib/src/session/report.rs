@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
-use super::histogram::{HistogramSnapshot, LatencyHistogram};
+use crate::stats::histogram::{HistogramSnapshot, LatencyHistogram};
 use crate::stats::{SessionStats, StatsSnapshot};
 
 /// The key prefix of node reports.

@@ -1,4 +1,4 @@
-//! [`Loan`]: a writable buffer a publisher fills in place and sends without copying.
+//! [`RawLoan`]: a writable buffer a publisher fills in place and sends without copying.
 
 use std::ops::{Deref, DerefMut};
 
@@ -8,14 +8,14 @@ use zenoh::shm::ZShmMut;
 /// A writable payload buffer, in shared memory when possible.
 ///
 /// Fill it through `DerefMut<Target = [u8]>` and hand it to
-/// [`Publisher::publish_loan`](crate::Publisher::publish_loan): an SHM loan is sent as a
+/// [`RawPublisher::publish_loan`](crate::raw::RawPublisher::publish_loan): an SHM loan is sent as a
 /// descriptor, so subscribers on the same host read these very bytes. When the pool cannot serve
-/// the request the loan is a heap buffer instead ([`Loan::is_shm`] is false); the fallback has
+/// the request the loan is a heap buffer instead ([`RawLoan::is_shm`] is false); the fallback has
 /// been counted and logged, and publishing it still works, over the network.
 ///
 /// A new SHM loan's content is unspecified (pool memory is reused); write every byte you send.
 #[derive(Debug)]
-pub struct Loan {
+pub struct RawLoan {
     buffer: Buffer,
 }
 
@@ -25,7 +25,7 @@ enum Buffer {
     Heap(Vec<u8>),
 }
 
-impl Loan {
+impl RawLoan {
     pub(crate) fn shm(buffer: ZShmMut) -> Self {
         Self {
             buffer: Buffer::Shm(buffer),
@@ -55,7 +55,7 @@ impl Loan {
     }
 }
 
-impl Deref for Loan {
+impl Deref for RawLoan {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
@@ -66,7 +66,7 @@ impl Deref for Loan {
     }
 }
 
-impl DerefMut for Loan {
+impl DerefMut for RawLoan {
     fn deref_mut(&mut self) -> &mut [u8] {
         match &mut self.buffer {
             Buffer::Shm(buffer) => buffer,

@@ -6,6 +6,7 @@
 //! `transport_optimization` off, zshm builds a provider of the same size itself.
 
 pub mod preflight;
+pub mod usage;
 
 mod loan;
 mod pool;
@@ -17,9 +18,9 @@ use std::time::Duration;
 use zenoh::Wait;
 use zenoh::shm::{PosixShmProviderBackend, ShmProvider, ShmProviderBuilder, ShmProviderState};
 
-pub use loan::Loan;
+pub use loan::RawLoan;
 pub use pool::{RETRY_BUDGET, ShmPool};
-pub use status::{ShmStatus, ShmUnavailable, human_bytes};
+pub use status::{ShmStatus, ShmUnavailable};
 
 use crate::config::ShmSettings;
 
@@ -67,7 +68,7 @@ fn build_provider(pool_size: usize) -> Result<ShmProvider<PosixShmProviderBacken
     ShmProviderBuilder::default_backend(pool_size)
         .wait()
         .map_err(|err| ShmUnavailable::PoolCreationFailed {
-            error: crate::zenoh_text::tidy(&err.to_string()),
+            error: crate::text::tidy(&err.to_string()),
         })
 }
 
@@ -76,10 +77,9 @@ fn build_provider(pool_size: usize) -> Result<ShmProvider<PosixShmProviderBacken
 ///
 /// Returns the segments removed and the bytes they held.
 pub fn cleanup_orphaned_segments() -> (u64, u64) {
-    let before =
-        crate::telemetry::host::dev_shm(std::path::Path::new(preflight::DEV_SHM)).unwrap_or_default();
+    let before = crate::shm::usage::dev_shm(std::path::Path::new(preflight::DEV_SHM)).unwrap_or_default();
     zenoh::shm::cleanup_orphaned_shm_segments();
-    let after = crate::telemetry::host::dev_shm(std::path::Path::new(preflight::DEV_SHM)).unwrap_or_default();
+    let after = crate::shm::usage::dev_shm(std::path::Path::new(preflight::DEV_SHM)).unwrap_or_default();
     (
         before.zenoh_segments.saturating_sub(after.zenoh_segments),
         before.zenoh_bytes.saturating_sub(after.zenoh_bytes),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use zenoh::Wait;
 use zenoh::shm::{GarbageCollect, PosixShmProviderBackend, ShmProvider, ZAllocError, ZLayoutAllocError};
 
-use super::loan::Loan;
+use super::loan::RawLoan;
 use crate::stats::{LoanFallback, SessionStats};
 
 /// How long one loan may wait for readers to release buffers before using the heap. A 15 Hz
@@ -45,21 +45,21 @@ impl ShmPool {
 
     /// A buffer of exactly `len` bytes: from the pool when it can serve it within
     /// [`RETRY_BUDGET`], else from the heap (counted in the session stats, logged once per reason).
-    pub async fn loan(&self, len: usize) -> Loan {
+    pub async fn loan(&self, len: usize) -> RawLoan {
         match self.try_alloc(len).await {
             Ok(loan) => loan,
             Err(reason) => {
                 self.stats.fallback(reason);
                 self.warn_once(reason, len);
-                Loan::heap(len)
+                RawLoan::heap(len)
             }
         }
     }
 
-    async fn try_alloc(&self, len: usize) -> Result<Loan, LoanFallback> {
+    async fn try_alloc(&self, len: usize) -> Result<RawLoan, LoanFallback> {
         if len == 0 {
             // Zero-sized SHM layouts are refused by zenoh and gain nothing.
-            return Ok(Loan::heap(0));
+            return Ok(RawLoan::heap(0));
         }
         if len > self.size {
             return Err(LoanFallback::LargerThanPool);
@@ -69,7 +69,7 @@ impl ShmPool {
         loop {
             // GarbageCollect first reclaims every chunk whose readers are gone, then retries.
             match self.provider.alloc(len).with_policy::<GarbageCollect>().wait() {
-                Ok(buffer) => return Ok(Loan::shm(buffer)),
+                Ok(buffer) => return Ok(RawLoan::shm(buffer)),
                 Err(ZLayoutAllocError::Alloc(ZAllocError::OutOfMemory | ZAllocError::NeedDefragment)) => {
                     if started.elapsed() + pause > RETRY_BUDGET {
                         return Err(LoanFallback::PoolExhausted);

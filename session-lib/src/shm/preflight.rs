@@ -1,6 +1,6 @@
 //! Checks that shared memory can work in this process *before* zenoh is asked to use it.
 //!
-//! zenoh 1.10.2 does not fall back by itself (shared/research/zenoh_shm.md §4.9): with a
+//! zenoh 1.10.2 does not fall back by itself (docs/zenoh-shm.md, "Fallback"): with a
 //! read-only /dev/shm `zenoh::open` fails, with `mode: "init"` it panics, and with a full
 //! /dev/shm or a low locked-memory limit every message silently goes over TCP. These checks turn
 //! each of those into a [`ShmUnavailable`] reason the session can report, log and count.

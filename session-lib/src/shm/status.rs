@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::text::human_bytes;
+
 /// Whether a session publishes through shared memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShmStatus {
@@ -184,31 +186,9 @@ impl fmt::Display for ShmUnavailable {
     }
 }
 
-/// Formats a byte count for people: `512 B`, `64.0 KiB`, `64.1 MiB`.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_bytes_picks_the_unit() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(65536), "64.0 KiB");
-        assert_eq!(human_bytes(67_174_400), "64.1 MiB");
-    }
 
     #[test]
     fn deliberate_reasons_print_without_a_fix() {

@@ -2,7 +2,9 @@
 //!
 //! One [`SessionStats`] lives in each session; publishers and subscribers update it with relaxed
 //! atomics (a few nanoseconds on the hot path). [`SessionStats::snapshot`] copies it out for
-//! printing, JSON or the Prometheus exporter.
+//! printing, JSON or the Prometheus exporter. [`histogram`] holds the probes' latency histograms.
+
+pub mod histogram;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -3,7 +3,7 @@
 //!
 //! Sources, queried in parallel over the zenoh network the exporter's session is part of:
 //! zenoh's statistics of every node ([`super::zenoh_stats`]), the reports of zshm sessions
-//! ([`super::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
+//! ([`crate::session::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
 //! Series of a node carry `zid`, `role` (router, peer, client) and `node` (its ROS node names,
 //! comma-separated, empty when it has none).
 
@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use prometheus::proto::{self, MetricFamily, MetricType};
 
-use super::histogram::HistogramSnapshot;
-use super::report::{NodeReport, REPORT_PREFIX};
 use super::{host, zenoh_stats};
-use crate::Session;
+use crate::session::Session;
+use crate::session::report::{NodeReport, REPORT_PREFIX};
+use crate::stats::histogram::HistogramSnapshot;
 use crate::stats::{DropReason, LoanFallback};
 
 /// How long a scrape waits for the nodes' answers.
@@ -122,7 +122,7 @@ impl Exporter {
                 lo.tx_bytes as f64,
             );
         }
-        if let Some(shm) = host::dev_shm(&self.dev_shm) {
+        if let Some(shm) = crate::shm::usage::dev_shm(&self.dev_shm) {
             out.gauge(
                 "zshm_dev_shm_size_bytes",
                 "Size of the /dev/shm filesystem.",

@@ -1,8 +1,5 @@
-//! The kernel's view of the traffic: loopback bytes (`/proc/net/dev`, what `iftop -i lo` shows)
-//! and `/dev/shm` usage, including the bytes zenoh's segments hold.
-
-use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+//! The kernel's view of the traffic: loopback bytes (`/proc/net/dev`, what `iftop -i lo` shows).
+//! (`/dev/shm` usage is [`crate::shm::usage`].)
 
 /// Bytes received and sent on the loopback interface since boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,39 +32,6 @@ pub fn parse_net_dev(text: &str, interface: &str) -> Option<Loopback> {
     })
 }
 
-/// The shared-memory filesystem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct DevShm {
-    /// Filesystem size.
-    pub size_bytes: u64,
-    /// Free bytes.
-    pub free_bytes: u64,
-    /// Bytes allocated to `*.zenoh` segments.
-    pub zenoh_bytes: u64,
-    /// Number of `*.zenoh` segments.
-    pub zenoh_segments: u64,
-}
-
-/// Reads the usage of `dir` (normally /dev/shm).
-pub fn dev_shm(dir: &Path) -> Option<DevShm> {
-    let stat = nix::sys::statvfs::statvfs(dir).ok()?;
-    let mut usage = DevShm {
-        size_bytes: stat.blocks().saturating_mul(stat.fragment_size()),
-        free_bytes: stat.blocks_available().saturating_mul(stat.fragment_size()),
-        ..DevShm::default()
-    };
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        if entry.file_name().to_string_lossy().ends_with(".zenoh")
-            && let Ok(meta) = entry.metadata()
-        {
-            usage.zenoh_segments += 1;
-            // Allocated blocks, not the apparent size: what the segment really takes from RAM.
-            usage.zenoh_bytes += meta.blocks() * 512;
-        }
-    }
-    Some(usage)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,12 +59,5 @@ mod tests {
     #[test]
     fn reads_this_machine() {
         assert!(loopback().is_some());
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("1.zenoh"), vec![1u8; 8192]).unwrap();
-        std::fs::write(dir.path().join("other"), b"x").unwrap();
-        let usage = dev_shm(dir.path()).unwrap();
-        assert_eq!(usage.zenoh_segments, 1);
-        assert!(usage.zenoh_bytes >= 8192);
-        assert!(usage.size_bytes >= usage.free_bytes);
     }
 }

@@ -140,7 +140,7 @@ mod tests {
     use super::*;
 
     /// Trimmed from a real zenoh 1.10.2 sender after 60 puts of 4 MiB through SHM
-    /// (shared/research/zenoh_shm.md §3.3), plus a second priority to check the sums.
+    /// (docs/zenoh-shm.md, "Statistics"), plus a second priority to check the sums.
     const SAMPLE: &str = r#"# HELP zenoh_build Zenoh build version.
 # TYPE zenoh_build info
 zenoh_build_info{local_id="35",local_whatami="peer",version="v1.10.2"} 1

@@ -1,6 +1,6 @@
 //! `zshm doctor`: checks that explain why shared memory would not work here, each with its fix.
 //!
-//! The checks mirror what breaks SHM in practice (shared/research/zenoh_shm.md §4, the
+//! The checks mirror what breaks SHM in practice (docs/zenoh-shm.md, the
 //! workshop's mistakes): configs that do not load or enable SHM on one side only, a missing,
 //! read-only or small /dev/shm (Docker's default is 64 MB), a locked-memory limit below the pool
 //! (zenoh mlocks every segment), stale segments, no router, a bad `ROS_DOMAIN_ID`, and a wall
@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::config::{self, ConfigError, Environment, ResolvedConfig};
-use crate::shm::{human_bytes, preflight};
+use crate::shm::preflight;
+use crate::text::human_bytes;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -108,7 +109,7 @@ fn config_check(name: &'static str, config: &Result<ResolvedConfig, ConfigError>
         Err(err) => Check::new(
             name,
             Severity::Fail,
-            crate::zenoh_text::tidy(&err.to_string()),
+            crate::text::tidy(&err.to_string()),
             Some("correct the file or the variable named above".into()),
         ),
     }
@@ -163,7 +164,7 @@ fn dev_shm(dir: &Path, pool: usize, wanted: bool) -> Check {
     if let Err(reason) = preflight::check_dev_shm(dir, needed) {
         return Check::new(NAME, severity, reason.to_string(), Some(reason.remedy().into()));
     }
-    let usage = crate::telemetry::host::dev_shm(dir).unwrap_or_default();
+    let usage = crate::shm::usage::dev_shm(dir).unwrap_or_default();
     let summary = format!(
         "{} ({} free); the pool needs {}",
         human_bytes(usage.size_bytes),

@@ -42,7 +42,7 @@ impl SimCamera {
         self.width as usize * self.height as usize * 3
     }
 
-    /// Everything of a cloud but its data (for [`crate::ros::RosPublisher::loan`]).
+    /// Everything of a cloud but its data (for [`crate::ros::Publisher::loan`]).
     pub fn cloud_shape(&self, frame_id: &str) -> PointCloud2 {
         PointCloud2 {
             header: Header {
@@ -128,6 +128,28 @@ impl SimCamera {
             }
         }
     }
+}
+
+/// What a camera counted: clouds published, how many through shared memory, and failures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CameraCounts {
+    /// Clouds published.
+    pub published: u64,
+    /// Of which from the SHM pool.
+    pub shm: u64,
+    /// Clouds that could not be published.
+    pub failures: u64,
+}
+
+/// The JSON summary `zshm cam-pub --json` prints at the end, read back by `zshm demo`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CameraSummary {
+    /// What was published.
+    pub counts: CameraCounts,
+    /// The session's counters.
+    pub stats: crate::stats::StatsSnapshot,
+    /// CPU seconds the camera process used.
+    pub cpu_seconds: f64,
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 //! the same message, owned and as a view.
 
 use serde_json::Value;
+use zshm::cdr::CdrWriter;
 use zshm::msgs::builtin_interfaces::Time;
 use zshm::msgs::sensor_msgs::{Image, PointCloud2, PointField};
 use zshm::msgs::std_msgs::{Header, String as StringMsg};
 use zshm::msgs::{LoanableMessage, Message};
-use zshm::ros::cdr::CdrWriter;
 
 use crate::data;
 

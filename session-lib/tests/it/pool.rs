@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
+use zshm::Session;
+use zshm::raw::PublisherOptions;
 use zshm::stats::LoanFallback;
-use zshm::{PublisherOptions, Session};
 
 use crate::test_env;
 

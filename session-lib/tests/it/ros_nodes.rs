@@ -4,14 +4,15 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use zshm::Session;
 use zshm::msgs::Message;
 use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
 use zshm::msgs::std_msgs::{self, Header};
+use zshm::raw::PublisherOptions;
 use zshm::ros::graph;
 use zshm::ros::qos::{Durability, QosProfile};
 use zshm::ros::{Node, NodeOptions};
 use zshm::stats::DropReason;
-use zshm::{PublisherOptions, Session};
 
 use crate::test_env;
 
@@ -74,7 +75,7 @@ async fn point_cloud_of_4_mib_arrives_through_shm_as_a_borrowed_view() {
                 .iter()
                 .map(|f| (f.name.to_owned(), f.offset))
                 .collect();
-            let intact = zshm::pattern::verify(view.data).ok();
+            let intact = zshm::tools::pattern::verify(view.data).ok();
             let facts = (
                 received.sequence_number(),
                 received.is_shm(),
@@ -98,7 +99,7 @@ async fn point_cloud_of_4_mib_arrives_through_shm_as_a_borrowed_view() {
     for seq in 1..=5u64 {
         let mut loan = publisher.loan(&shape, (4 << 20) as usize).await;
         assert!(loan.is_shm());
-        zshm::pattern::fill(loan.data_mut(), seq);
+        zshm::tools::pattern::fill(loan.data_mut(), seq);
         loan.set_stamp(zshm::msgs::builtin_interfaces::Time {
             sec: 7,
             nanosec: seq as u32,

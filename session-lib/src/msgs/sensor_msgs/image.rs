@@ -1,9 +1,9 @@
 //! `sensor_msgs/msg/Image`, owned and as a zero-copy view.
 
+use crate::cdr::{CdrError, CdrReader, CdrSink};
 use crate::msgs::builtin_interfaces::Time;
 use crate::msgs::std_msgs::{Header, HeaderView};
 use crate::msgs::{LoanableMessage, Message, SensorMessage, TypeInfo};
-use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `sensor_msgs/msg/Image`: `height` rows of `step` bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

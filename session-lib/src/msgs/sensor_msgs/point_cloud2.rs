@@ -1,10 +1,10 @@
 //! `sensor_msgs/msg/PointCloud2`, owned and as a zero-copy view.
 
 use super::point_field::{self, PointField, PointFieldView};
+use crate::cdr::{CdrError, CdrReader, CdrSink};
 use crate::msgs::builtin_interfaces::Time;
 use crate::msgs::std_msgs::{Header, HeaderView};
 use crate::msgs::{LoanableMessage, Message, SensorMessage, TypeInfo, read_sequence};
-use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `sensor_msgs/msg/PointCloud2`: `height` rows of `width` points, `point_step` bytes each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

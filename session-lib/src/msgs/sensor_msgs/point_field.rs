@@ -1,7 +1,7 @@
 //! `sensor_msgs/msg/PointField`: one field (x, y, z, rgb, ...) of a point in a [`super::PointCloud2`].
 
+use crate::cdr::{CdrError, CdrReader, CdrSink};
 use crate::msgs::{Message, TypeInfo};
-use crate::ros::cdr::{CdrError, CdrReader, CdrSink};
 
 /// `sensor_msgs/msg/PointField`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

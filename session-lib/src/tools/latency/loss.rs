@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::ros::liveliness::Gid;
+use crate::ros::gid::Gid;
 
 /// Counts messages missing between consecutive sequence numbers of each publisher.
 #[derive(Debug, Default, Clone)]
@@ -17,8 +17,8 @@ impl LossTracker {
     /// Records one received sequence number; returns how many were lost right before it.
     ///
     /// ```
-    /// let mut t = zshm::latency::LossTracker::default();
-    /// let gid = zshm::ros::liveliness::Gid::default();
+    /// let mut t = zshm::tools::latency::LossTracker::default();
+    /// let gid = zshm::ros::gid::Gid::default();
     /// assert_eq!([1, 2, 5, 6].map(|s| t.record(gid, s)), [0, 0, 2, 0]);
     /// assert_eq!(t.lost(), 2);
     /// ```

@@ -4,10 +4,12 @@
 
 mod loss;
 mod probe;
+mod report;
 mod summary;
 mod window;
 
 pub use loss::LossTracker;
 pub use probe::{Observation, Outcome, Probe};
+pub use report::ProbeReport;
 pub use summary::Summary;
 pub use window::{MAX_PLAUSIBLE, StampVerdict, Window, WindowReport};

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::{LossTracker, StampVerdict, Window, WindowReport};
-use crate::ros::liveliness::Gid;
+use crate::ros::gid::Gid;
 
 /// One received sample, measured in the subscriber's callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

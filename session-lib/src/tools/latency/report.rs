@@ -1,0 +1,48 @@
+//! [`ProbeReport`]: the JSON line `zshm cam-latency --json` prints per window and at the end,
+//! read back by `zshm demo` (one type on both sides, so the keys cannot drift apart).
+
+use super::{Summary, WindowReport};
+
+/// One window (or, with `is_final`, the whole run) of a latency probe.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ProbeReport {
+    /// The topic measured.
+    pub topic: String,
+    /// True for the summary of the whole run.
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    /// Window length, seconds.
+    pub seconds: f64,
+    /// Samples received.
+    pub received: u64,
+    /// Messages lost (sequence gaps).
+    pub lost: u64,
+    /// Samples whose stamp was in the future or implausibly old.
+    pub invalid_stamps: u64,
+    /// Share of the samples that came through shared memory, 0 to 1.
+    pub shm_share: f64,
+    /// Payload size of the last sample, bytes.
+    pub message_bytes: usize,
+    /// Statistics of the valid latencies, milliseconds.
+    pub latency_ms: Option<Summary>,
+    /// CPU seconds the probe process used so far.
+    pub cpu_seconds: f64,
+}
+
+impl ProbeReport {
+    /// The report of `window` on `topic`.
+    pub fn new(topic: &str, window: &WindowReport, is_final: bool, cpu_seconds: f64) -> Self {
+        Self {
+            topic: topic.to_owned(),
+            is_final,
+            seconds: window.seconds,
+            received: window.received,
+            lost: window.lost,
+            invalid_stamps: window.invalid_stamps,
+            shm_share: window.shm_share(),
+            message_bytes: window.message_bytes,
+            latency_ms: window.latency_ms,
+            cpu_seconds,
+        }
+    }
+}
