@@ -1,15 +1,17 @@
 //! `zshm`: the zshm command-line program. This file only parses, dispatches and maps errors to
-//! exit codes; every subcommand lives in `cmd/`, and the logic in the `zshm` library.
+//! exit codes; every subcommand lives in `cmd/`, shared flags in `cli`, shared helpers in
+//! `support`, and the logic in the `zshm` library.
 
 mod cli;
 mod cmd;
+mod support;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cmd::Cli::parse();
     init_tracing();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -52,10 +54,10 @@ fn report(err: &anyhow::Error) -> ExitCode {
     // Each cause is tidied: zenoh's own errors carry Rust source paths users cannot act on.
     let causes: Vec<String> = err
         .chain()
-        .map(|cause| zshm::zenoh_text::tidy(&cause.to_string()))
+        .map(|cause| zshm::text::tidy(&cause.to_string()))
         .collect();
     eprintln!("zshm: error: {}", causes.join(": "));
-    if cmd::is_input_error(err) {
+    if err.chain().any(zshm::is_bad_input) {
         ExitCode::from(2)
     } else {
         ExitCode::FAILURE

@@ -10,26 +10,72 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use zshm::latency::{Observation, Probe, StampVerdict, WindowReport};
 use zshm::msgs::builtin_interfaces::wall_clock_nanos;
 use zshm::msgs::sensor_msgs::{Image, PointCloud2};
 use zshm::msgs::{Message, SensorMessage};
 use zshm::ros::qos::QosProfile;
-use zshm::ros::{Node, Received, RosSubscription};
-use zshm::shm::human_bytes;
-use zshm::sim_camera::SimCamera;
+use zshm::ros::{Node, Sample, Subscription};
+use zshm::stats::histogram::LatencyHistogram;
+use zshm::text::{human_bytes, seconds};
+use zshm::tools::latency::{Observation, Probe, ProbeReport, StampVerdict, WindowReport};
+use zshm::tools::sim_camera::SimCamera;
 
-use crate::cli::{CamLatencyArgs, CamStream};
+use crate::cli::{self, NodeArgs};
+use crate::support::{session, shutdown};
+
+/// `zshm cam-latency`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session, namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// What to measure: `points` (/camera/points) or `image` (/camera/image_raw).
+    #[arg(value_enum, default_value_t = CamStream::Points)]
+    pub stream: CamStream,
+    /// Topic, instead of the stream's default.
+    #[arg(short, long)]
+    pub topic: Option<String>,
+    /// Seconds per printed window (the workshop script uses 3).
+    #[arg(short, long, default_value = "3", value_parser = cli::positive_seconds)]
+    pub window: Duration,
+    /// Also print count, percentiles, lost messages, SHM share and message size per window.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// One JSON object per window (and a final one) instead of text ([`ProbeReport`]).
+    #[arg(long)]
+    pub json: bool,
+    /// Stop after this many samples and print a summary.
+    #[arg(short = 'n', long)]
+    pub count: Option<u64>,
+    /// Stop after this many seconds and print a summary.
+    #[arg(short, long, value_parser = cli::seconds)]
+    pub duration: Option<Duration>,
+    /// Exit with an error if no sample arrives within this many seconds.
+    #[arg(long, default_value = "15", value_parser = cli::seconds)]
+    pub timeout: Duration,
+    /// Check the point data against `cam-pub --pattern` (byte for byte).
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// Which message `cam-latency` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CamStream {
+    /// sensor_msgs/PointCloud2 on /camera/points.
+    Points,
+    /// sensor_msgs/Image on /camera/image_raw.
+    Image,
+}
 
 /// The subscription, kept alive for the run.
-enum Subscription {
-    Points(RosSubscription<PointCloud2>),
-    Image(RosSubscription<Image>),
+enum Probed {
+    Points(Subscription<PointCloud2>),
+    Image(Subscription<Image>),
 }
 
 /// Measures until `--count`, `--duration` or a signal.
-pub async fn run(args: CamLatencyArgs) -> anyhow::Result<ExitCode> {
-    let node = super::open_node(&args.session, &args.node, "cam_latency").await?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let node = session::open_node(&args.node, "cam_latency").await?;
     let topic = args.topic.clone().unwrap_or_else(|| match args.stream {
         CamStream::Points => "/camera/points".into(),
         CamStream::Image => "/camera/image_raw".into(),
@@ -51,16 +97,16 @@ pub async fn run(args: CamLatencyArgs) -> anyhow::Result<ExitCode> {
     let subscription = match args.stream {
         CamStream::Points => {
             let verify = expect(layout_of(&shapes.cloud_shape("")));
-            Subscription::Points(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+            Probed::Points(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
         }
         CamStream::Image => {
             let verify = expect(layout_of(&shapes.image_shape("")));
-            Subscription::Image(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+            Probed::Image(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
         }
     };
     let topic = match &subscription {
-        Subscription::Points(s) => s.info().topic.clone(),
-        Subscription::Image(s) => s.info().topic.clone(),
+        Probed::Points(s) => s.info().topic.clone(),
+        Probed::Image(s) => s.info().topic.clone(),
     };
     eprintln!(
         "zshm cam-latency: measuring {topic} (shared memory {})",
@@ -68,22 +114,20 @@ pub async fn run(args: CamLatencyArgs) -> anyhow::Result<ExitCode> {
     );
 
     let started = Instant::now();
-    let mut probe = Probe::new(Duration::from_secs_f64(args.window.max(0.001)), started);
-    let first_deadline = tokio::time::Instant::now() + Duration::from_secs_f64(args.timeout.max(0.0));
-    let end = args
-        .duration
-        .map(|d| tokio::time::Instant::now() + Duration::from_secs_f64(d.max(0.0)));
-    let mut shutdown = std::pin::pin!(super::shutdown_signal());
+    let mut probe = Probe::new(args.window, started);
+    let first_deadline = tokio::time::Instant::now() + args.timeout;
+    let end = args.duration.map(|d| tokio::time::Instant::now() + d);
+    let mut shutdown = std::pin::pin!(shutdown::signal());
     loop {
         let waiting_for_first = probe.received() == 0;
         let observation = tokio::select! {
             obs = rx.recv_async() => obs.ok(),
             _ = tokio::time::sleep_until(first_deadline), if waiting_for_first => {
                 anyhow::bail!(
-                    "no message on {topic} within {} s. Check: is a router running (`just router` / `zshm router`) \
+                    "no message on {topic} within {}. Check: is a router running (`just router` / `zshm router`) \
                      and are both sides connected to it? same ROS_DOMAIN_ID (here {})? is the publisher running \
                      and publishing {}?",
-                    args.timeout,
+                    seconds(args.timeout),
                     node.info().domain,
                     match args.stream { CamStream::Points => PointCloud2::TYPE.name, CamStream::Image => Image::TYPE.name }
                 );
@@ -110,10 +154,7 @@ pub async fn run(args: CamLatencyArgs) -> anyhow::Result<ExitCode> {
     if bounded {
         print_report(&args, &topic, &total, true);
     }
-    node.session()
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    session::close(node.session()).await?;
     let corrupt = corrupt.load(Ordering::Relaxed);
     if corrupt > 0 {
         anyhow::bail!(
@@ -143,10 +184,10 @@ async fn subscribe<T: SensorMessage>(
     qos: QosProfile,
     tx: flume::Sender<Observation>,
     verify: Option<Verify>,
-    histogram: Arc<zshm::telemetry::histogram::LatencyHistogram>,
-) -> anyhow::Result<RosSubscription<T>> {
+    histogram: Arc<LatencyHistogram>,
+) -> anyhow::Result<Subscription<T>> {
     Ok(node
-        .create_subscription::<T>(topic, qos, move |received: Received<T>| {
+        .create_subscription::<T>(topic, qos, move |received: Sample<T>| {
             let view = received.view();
             let latency_ns = wall_clock_nanos() - T::stamp(&view).as_nanos();
             if StampVerdict::of(latency_ns) == StampVerdict::Valid {
@@ -155,7 +196,7 @@ async fn subscribe<T: SensorMessage>(
             if let Some(verify) = &verify
                 && (T::layout(&view) != verify.layout
                     || !T::consistent(&view)
-                    || zshm::pattern::verify(T::data(&view)).is_err())
+                    || zshm::tools::pattern::verify(T::data(&view)).is_err())
             {
                 verify.corrupt.fetch_add(1, Ordering::Relaxed);
             }
@@ -195,21 +236,14 @@ fn report_implausible(verdict: StampVerdict, latency_ns: i64) {
     }
 }
 
-fn print_report(args: &CamLatencyArgs, topic: &str, report: &WindowReport, final_summary: bool) {
+fn print_report(args: &Args, topic: &str, report: &WindowReport, final_summary: bool) {
     if args.json {
-        let value = serde_json::json!({
-            "topic": topic,
-            "final": final_summary,
-            "seconds": report.seconds,
-            "received": report.received,
-            "lost": report.lost,
-            "invalid_stamps": report.invalid_stamps,
-            "shm_share": report.shm_share(),
-            "message_bytes": report.message_bytes,
-            "latency_ms": report.latency_ms,
-            "cpu_seconds": zshm::usage::cpu_seconds(),
-        });
-        println!("{value}");
+        let cpu = zshm::tools::usage::cpu_seconds();
+        let line = ProbeReport::new(topic, report, final_summary, cpu);
+        match serde_json::to_string(&line) {
+            Ok(line) => println!("{line}"),
+            Err(err) => tracing::error!("report not serialized: {err}"),
+        }
         return;
     }
     let line = match &report.latency_ms {

@@ -7,53 +7,85 @@ use std::time::{Duration, Instant};
 
 use zshm::msgs::builtin_interfaces::Time;
 use zshm::msgs::sensor_msgs::{Image, PointCloud2};
-use zshm::ros::RosPublisher;
+use zshm::ros::Publisher;
 use zshm::ros::qos::QosProfile;
-use zshm::shm::human_bytes;
-use zshm::sim_camera::SimCamera;
+use zshm::text::human_bytes;
+use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
-use crate::cli::CamPubArgs;
+use crate::cli::{self, CloudArgs, NodeArgs};
+use crate::support::ticker::{MissedTickBehavior, Ticker};
+use crate::support::{session, shutdown};
+
+/// `zshm cam-pub`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session, namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Point-cloud topic.
+    #[arg(short, long, default_value = "/camera/points")]
+    pub topic: String,
+    /// Also publish an RGB image on this topic (e.g. /camera/image_raw).
+    #[arg(long, value_name = "TOPIC")]
+    pub image: Option<String>,
+    /// Cloud size.
+    #[command(flatten)]
+    pub cloud: CloudArgs,
+    /// Clouds per second.
+    #[arg(short, long, default_value = "15", value_parser = cli::rate)]
+    pub rate: f64,
+    /// Coordinate frame of the clouds.
+    #[arg(long, default_value = "camera_depth_optical_frame")]
+    pub frame_id: String,
+    /// Stop after this many clouds (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+    /// Seconds to wait for a subscriber before the first cloud (0: do not wait).
+    #[arg(long, default_value = "0", value_parser = cli::seconds)]
+    pub wait: Duration,
+    /// Seconds between two rate reports.
+    #[arg(long, default_value = "3", value_parser = cli::positive_seconds)]
+    pub report: Duration,
+    /// Fill the point data with a verifiable pattern instead of a scene (`cam-latency --verify`).
+    #[arg(long)]
+    pub pattern: bool,
+    /// Print the final summary as JSON ([`CameraSummary`]).
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// The longest cam-pub waits, after its last cloud, for subscribers to leave.
 const LINGER: Duration = Duration::from_secs(5);
 
-#[derive(Debug, Default, serde::Serialize)]
-struct Counts {
-    published: u64,
-    shm: u64,
-    failures: u64,
-}
-
 /// Publishes clouds at `--rate` until `--count` or a signal.
-pub async fn run(args: CamPubArgs) -> anyhow::Result<ExitCode> {
-    let node = super::open_node(&args.session, &args.node, "sim_camera").await?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let node = session::open_node(&args.node, "sim_camera").await?;
     let qos = QosProfile::keep_last(10);
     let clouds = node.create_publisher::<PointCloud2>(&args.topic, qos).await?;
     let images = match &args.image {
         Some(topic) => Some(node.create_publisher::<Image>(topic, qos).await?),
         None => None,
     };
-    if args.wait > 0.0
-        && !clouds
-            .wait_for_subscribers(Duration::from_secs_f64(args.wait))
-            .await
-    {
-        anyhow::bail!("no subscriber on {} within {} s", clouds.info().topic, args.wait);
+    if !args.wait.is_zero() && !clouds.wait_for_subscribers(args.wait).await {
+        anyhow::bail!(
+            "no subscriber on {} within {}",
+            clouds.info().topic,
+            zshm::text::seconds(args.wait)
+        );
     }
 
     let camera = SimCamera {
-        width: args.width,
-        height: args.height,
+        width: args.cloud.width,
+        height: args.cloud.height,
     };
     let (cloud_shape, image_shape) = (
         camera.cloud_shape(&args.frame_id),
         camera.image_shape(&args.frame_id),
     );
-    let mut ticker = tokio::time::interval(Duration::from_secs_f64(1.0 / args.rate.max(0.001)));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut shutdown = std::pin::pin!(super::shutdown_signal());
-    let (mut total, mut window, mut window_start) = (Counts::default(), Counts::default(), Instant::now());
-    let report_every = Duration::from_secs_f64(args.report.max(0.1));
+    let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Skip);
+    let mut shutdown = std::pin::pin!(shutdown::signal());
+    let (mut total, mut window, mut window_start) =
+        (CameraCounts::default(), CameraCounts::default(), Instant::now());
 
     for frame in 0.. {
         tokio::select! {
@@ -83,9 +115,9 @@ pub async fn run(args: CamPubArgs) -> anyhow::Result<ExitCode> {
         {
             tracing::warn!("cloud not published (later failures are counted, not logged): {err}");
         }
-        if window_start.elapsed() >= report_every {
+        if window_start.elapsed() >= args.report {
             print_rate(&window, window_start.elapsed(), camera.cloud_data_len());
-            (window, window_start) = (Counts::default(), Instant::now());
+            (window, window_start) = (CameraCounts::default(), Instant::now());
         }
         if frame + 1 == args.count {
             break;
@@ -94,22 +126,19 @@ pub async fn run(args: CamPubArgs) -> anyhow::Result<ExitCode> {
     // Stay until the subscribers have the last clouds: closing at once could cut them off.
     clouds.wait_for_no_subscribers(LINGER).await;
     if args.json {
-        let summary = serde_json::json!({
-            "counts": total,
-            "stats": node.session().stats().snapshot(),
-            "cpu_seconds": zshm::usage::cpu_seconds(),
-        });
-        println!("{summary}");
+        let summary = CameraSummary {
+            counts: total,
+            stats: node.session().stats().snapshot(),
+            cpu_seconds: zshm::tools::usage::cpu_seconds(),
+        };
+        println!("{}", serde_json::to_string(&summary)?);
     } else {
         println!(
             "cam-pub: published {} clouds, {} through shared memory, {} failures",
             total.published, total.shm, total.failures
         );
     }
-    node.session()
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    session::close(node.session()).await?;
     Ok(if total.failures == 0 {
         ExitCode::SUCCESS
     } else {
@@ -119,15 +148,15 @@ pub async fn run(args: CamPubArgs) -> anyhow::Result<ExitCode> {
 
 /// Builds one cloud in place and publishes it; returns whether it went through SHM.
 async fn publish_cloud(
-    publisher: &RosPublisher<PointCloud2>,
+    publisher: &Publisher<PointCloud2>,
     shape: &PointCloud2,
     camera: &SimCamera,
     frame: u64,
     pattern: bool,
-) -> Result<bool, zshm::PublishError> {
+) -> Result<bool, zshm::raw::PublishError> {
     let mut loan = publisher.loan(shape, camera.cloud_data_len()).await;
     if pattern {
-        zshm::pattern::fill(loan.data_mut(), frame);
+        zshm::tools::pattern::fill(loan.data_mut(), frame);
     } else {
         camera.fill_cloud(frame, loan.data_mut());
     }
@@ -137,7 +166,7 @@ async fn publish_cloud(
     Ok(shm)
 }
 
-fn print_rate(counts: &Counts, elapsed: Duration, cloud_bytes: usize) {
+fn print_rate(counts: &CameraCounts, elapsed: Duration, cloud_bytes: usize) {
     let seconds = elapsed.as_secs_f64();
     println!(
         "cam-pub: {} clouds in {seconds:.2} s ({:.1} Hz), {} each, shared memory {:.0}%, failures {}",

@@ -8,51 +8,95 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use zshm::shm::human_bytes;
+use tokio::process::Child;
+use zshm::text::human_bytes;
+use zshm::tools::latency::{ProbeReport, Summary};
+use zshm::tools::sim_camera::CameraSummary;
 
-use super::children::{Logs, PATIENCE, interrupt, last_json_line, spawn, start_router, stop};
-use super::scrape::{self, Traffic};
-use crate::cli::DemoArgs;
+use crate::cli::{self, CloudArgs};
+use crate::support::children::{
+    ChildRouter, Logs, PATIENCE, interrupt, last_json_line, remove_their_segments, spawn, start_router, stop,
+};
+use crate::support::scrape::{self, Traffic};
+
+/// `zshm demo`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Seconds to measure in each phase.
+    #[arg(short, long, default_value = "10", value_parser = duration)]
+    pub duration: Duration,
+    /// Size of the simulated cloud.
+    #[command(flatten)]
+    pub cloud: CloudArgs,
+    /// Clouds per second.
+    #[arg(short, long, default_value = "15", value_parser = cli::rate)]
+    pub rate: f64,
+}
+
+/// A phase lasts from 1 s to one hour.
+fn duration(text: &str) -> Result<Duration, String> {
+    let value = cli::seconds(text)?;
+    if !(Duration::from_secs(1)..=Duration::from_secs(3600)).contains(&value) {
+        return Err(format!("expected seconds from 1 to 3600, got {text}"));
+    }
+    Ok(value)
+}
+
+/// One phase of the comparison: how its processes are told to move the clouds.
+struct Phase {
+    name: &'static str,
+    number: u8,
+    no_shm: bool,
+}
 
 /// What one phase measured.
 struct PhaseResult {
     name: &'static str,
     metrics_url: String,
-    summary: Value,
+    probe: ProbeReport,
     traffic: Traffic,
     cpu_ms_per_cloud: f64,
 }
 
 impl PhaseResult {
-    fn received(&self) -> u64 {
-        self.summary["received"].as_u64().unwrap_or(0)
-    }
-
-    fn latency(&self, field: &str) -> Option<f64> {
-        self.summary["latency_ms"][field].as_f64()
+    fn latency(&self, pick: fn(&Summary) -> f64) -> Option<f64> {
+        self.probe.latency_ms.as_ref().map(pick)
     }
 }
 
 /// Runs both phases and compares them.
-pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("cannot find this program to start the demo's processes")?;
     println!(
         "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
-         then through shared memory, {} s each.",
-        args.width,
-        args.height,
-        human_bytes((args.width * args.height) as u64 * zshm::sim_camera::POINT_STEP as u64),
+         then through shared memory, {} each.",
+        args.cloud.width,
+        args.cloud.height,
+        human_bytes(
+            u64::from(args.cloud.width * args.cloud.height) * zshm::tools::sim_camera::POINT_STEP as u64
+        ),
         args.rate,
-        args.duration
+        zshm::text::seconds(args.duration)
     );
-    let tcp = phase(&exe, &args, "TCP loopback", true, 1).await?;
-    let shm = phase(&exe, &args, "shared memory", false, 2).await?;
+    let tcp = Phase {
+        name: "TCP loopback",
+        number: 1,
+        no_shm: true,
+    };
+    let shm = Phase {
+        name: "shared memory",
+        number: 2,
+        no_shm: false,
+    };
+    let tcp = tcp.run(&exe, &args).await?;
+    let shm = shm.run(&exe, &args).await?;
+    remove_their_segments();
     compare(&tcp, &shm);
-    let both = tcp.received() > 0 && shm.received() > 0;
+    let both = tcp.probe.received > 0 && shm.probe.received > 0;
     if !both {
         eprintln!("zshm demo: a phase received no cloud; run `zshm doctor` to see why");
     }
@@ -63,134 +107,155 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-async fn phase(
-    exe: &Path,
-    args: &DemoArgs,
-    name: &'static str,
-    no_shm: bool,
-    number: u8,
-) -> anyhow::Result<PhaseResult> {
-    println!("\nPhase {number}/2, {name}: starting a router, the camera and the probe...");
-    let shm_flag: &[&str] = if no_shm { &["--no-shm"] } else { &[] };
-    let mut router = start_router(
-        exe,
-        &[&["--metrics", "127.0.0.1:0"], shm_flag].concat(),
-        Logs::Shown,
-    )
-    .await?;
-    let (locator, metrics_url) = (
-        router.locator.clone(),
-        router
+/// The processes of a running phase.
+struct Running {
+    router: ChildRouter,
+    metrics_url: String,
+    before: Traffic,
+    probe: Child,
+    camera: Child,
+}
+
+impl Phase {
+    async fn run(&self, exe: &Path, args: &Args) -> anyhow::Result<PhaseResult> {
+        println!(
+            "\nPhase {}/2, {}: starting a router, the camera and the probe...",
+            self.number, self.name
+        );
+        let mut running = self.start(exe, args).await?;
+        println!("  measuring for {}:", zshm::text::seconds(args.duration));
+        let probe = self.measure(&mut running.probe).await?;
+        self.collect(running, probe).await
+    }
+
+    fn shm_flag(&self) -> &'static [&'static str] {
+        if self.no_shm { &["--no-shm"] } else { &[] }
+    }
+
+    /// Starts the router, the probe and the camera, in that order.
+    async fn start(&self, exe: &Path, args: &Args) -> anyhow::Result<Running> {
+        let router = start_router(
+            exe,
+            &[&["--metrics", "127.0.0.1:0"], self.shm_flag()].concat(),
+            Logs::Shown,
+        )
+        .await?;
+        let locator = router.locator.clone();
+        let metrics_url = router
             .metrics_url
             .clone()
-            .context("the router serves no metrics")?,
-    );
-    println!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
-    let before = scrape::traffic(&metrics_url).await?;
+            .context("the router serves no metrics")?;
+        println!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
+        let before = scrape::traffic(&metrics_url).await?;
 
-    let duration = args.duration.max(1.0).to_string();
-    let geometry = [
-        args.width.to_string(),
-        args.height.to_string(),
-        args.rate.to_string(),
-    ];
-    let mut probe = spawn(
-        exe,
-        &[
-            &[
-                "cam-latency",
-                "-e",
-                &locator,
-                "--duration",
-                &duration,
-                "--json",
-                "--timeout",
-                "30",
-            ],
-            shm_flag,
-        ]
-        .concat(),
-        &[],
-        Logs::Shown,
-    )?;
-    let mut camera = spawn(
-        exe,
-        &[
-            &[
-                "cam-pub",
-                "-e",
-                &locator,
-                "--json",
-                "--wait",
-                "30",
-                "--width",
-                &geometry[0],
-                "--height",
-                &geometry[1],
-                "--rate",
-                &geometry[2],
-            ],
-            shm_flag,
-        ]
-        .concat(),
-        &[],
-        Logs::Shown,
-    )?;
-    println!("  measuring for {duration} s:");
-    let mut probe_out = BufReader::new(probe.stdout.take().context("stdout is piped")?).lines();
-    let mut summary = Value::Null;
-    while let Some(line) = probe_out.next_line().await? {
-        let Ok(report) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        let whole = report["final"] == true;
-        if let Some(latency) = report["latency_ms"].as_object() {
-            let get = |k: &str| latency.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
-            println!(
-                "  [{name}]{} Mean : {:.2} ms | Std : {:.2} ms | Min : {:.2} ms | Max : {:.2} ms",
-                if whole { " whole phase:" } else { "" },
-                get("mean"),
-                get("std"),
-                get("min"),
-                get("max")
+        let duration = args.duration.as_secs_f64().to_string();
+        let probe_args = [
+            "cam-latency",
+            "-e",
+            &locator,
+            "--duration",
+            &duration,
+            "--json",
+            "--timeout",
+            "30",
+        ];
+        let probe = spawn(
+            exe,
+            &[&probe_args[..], self.shm_flag()].concat(),
+            &[],
+            Logs::Shown,
+        )?;
+        let (width, height, rate) = (
+            args.cloud.width.to_string(),
+            args.cloud.height.to_string(),
+            args.rate.to_string(),
+        );
+        let camera_args = [
+            "cam-pub", "-e", &locator, "--json", "--wait", "30", "--width", &width, "--height", &height,
+            "--rate", &rate,
+        ];
+        let camera = spawn(
+            exe,
+            &[&camera_args[..], self.shm_flag()].concat(),
+            &[],
+            Logs::Shown,
+        )?;
+        Ok(Running {
+            router,
+            metrics_url,
+            before,
+            probe,
+            camera,
+        })
+    }
+
+    /// Prints the probe's windows as they come; returns its final report.
+    async fn measure(&self, probe: &mut Child) -> anyhow::Result<Option<ProbeReport>> {
+        let mut lines = BufReader::new(probe.stdout.take().context("stdout is piped")?).lines();
+        let mut whole = None;
+        while let Some(line) = lines.next_line().await? {
+            let Ok(report) = serde_json::from_str::<ProbeReport>(&line) else {
+                continue;
+            };
+            if let Some(latency) = &report.latency_ms {
+                println!(
+                    "  [{}]{} Mean : {:.2} ms | Std : {:.2} ms | Min : {:.2} ms | Max : {:.2} ms",
+                    self.name,
+                    if report.is_final { " whole phase:" } else { "" },
+                    latency.mean,
+                    latency.std,
+                    latency.min,
+                    latency.max
+                );
+            }
+            if report.is_final {
+                whole = Some(report);
+            }
+        }
+        Ok(whole)
+    }
+
+    /// Waits for the probe, stops the camera and the router, and reads what they reported.
+    async fn collect(&self, mut running: Running, probe: Option<ProbeReport>) -> anyhow::Result<PhaseResult> {
+        let probe_status = tokio::time::timeout(PATIENCE, running.probe.wait())
+            .await
+            .context("the probe did not exit")??;
+        let traffic = scrape::traffic(&running.metrics_url)
+            .await?
+            .since(&running.before);
+        interrupt(&running.camera);
+        let camera = last_json_line(&mut running.camera, PATIENCE).await?;
+        let camera: CameraSummary = serde_json::from_str(&camera).context("the camera's summary")?;
+        stop(&mut running.router.child).await;
+        if !probe_status.success() {
+            anyhow::bail!(
+                "the latency probe failed in the {} phase (see its message above)",
+                self.name
             );
         }
-        if whole {
-            summary = report;
-        }
+        let probe = probe.context("the probe printed no summary")?;
+        let clouds = probe.received.max(1) as f64;
+        Ok(PhaseResult {
+            name: self.name,
+            metrics_url: running.metrics_url,
+            cpu_ms_per_cloud: 1e3 * (camera.cpu_seconds + probe.cpu_seconds) / clouds,
+            probe,
+            traffic,
+        })
     }
-    let probe_status = tokio::time::timeout(PATIENCE, probe.wait())
-        .await
-        .context("the probe did not exit")??;
-    let traffic = scrape::traffic(&metrics_url).await?.since(&before);
-
-    interrupt(&camera);
-    let camera_summary: Value = serde_json::from_str(&last_json_line(&mut camera, PATIENCE).await?)?;
-    stop(&mut router.child).await;
-    if !probe_status.success() {
-        anyhow::bail!("the latency probe failed in the {name} phase (see its message above)");
-    }
-    let clouds = summary["received"].as_u64().unwrap_or(0).max(1) as f64;
-    let cpu = camera_summary["cpu_seconds"].as_f64().unwrap_or(0.0)
-        + summary["cpu_seconds"].as_f64().unwrap_or(0.0);
-    Ok(PhaseResult {
-        name,
-        metrics_url,
-        summary,
-        traffic,
-        cpu_ms_per_cloud: 1e3 * cpu / clouds,
-    })
 }
 
 fn compare(tcp: &PhaseResult, shm: &PhaseResult) {
     println!("\nComparison ({} vs {}):", tcp.name, shm.name);
     println!("  {:<24} {:>16} {:>16} {:>8}", "", tcp.name, shm.name, "ratio");
-    for (label, field) in [
-        ("mean latency", "mean"),
-        ("p50 latency", "p50"),
-        ("p99 latency", "p99"),
-    ] {
-        let (a, b) = (tcp.latency(field), shm.latency(field));
+    type Pick = fn(&Summary) -> f64;
+    let latencies: [(&str, Pick); 3] = [
+        ("mean latency", |s| s.mean),
+        ("p50 latency", |s| s.p50),
+        ("p99 latency", |s| s.p99),
+    ];
+    for (label, pick) in latencies {
+        let (a, b) = (tcp.latency(pick), shm.latency(pick));
         let fmt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2} ms"));
         let ratio = match (a, b) {
             (Some(a), Some(b)) if b > 0.0 => format!("{:.1}x", a / b),
@@ -199,36 +264,36 @@ fn compare(tcp: &PhaseResult, shm: &PhaseResult) {
         println!("  {label:<24} {:>16} {:>16} {ratio:>8}", fmt(a), fmt(b));
     }
     let bytes = |v: f64| human_bytes(v as u64);
-    println!(
-        "  {:<24} {:>16} {:>16}",
-        "clouds received",
-        tcp.received(),
-        shm.received()
-    );
-    println!(
-        "  {:<24} {:>16} {:>16}",
-        "bytes over loopback",
-        bytes(tcp.traffic.loopback),
-        bytes(shm.traffic.loopback)
-    );
-    println!(
-        "  {:<24} {:>16} {:>16}",
-        "payload through SHM",
-        bytes(tcp.traffic.shm),
-        bytes(shm.traffic.shm)
-    );
-    println!(
-        "  {:<24} {:>16} {:>16}",
-        "payload over network",
-        bytes(tcp.traffic.network),
-        bytes(shm.traffic.network)
-    );
-    println!(
-        "  {:<24} {:>16} {:>16}",
-        "CPU per cloud",
-        format!("{:.2} ms", tcp.cpu_ms_per_cloud),
-        format!("{:.2} ms", shm.cpu_ms_per_cloud)
-    );
+    let rows = [
+        (
+            "clouds received",
+            tcp.probe.received.to_string(),
+            shm.probe.received.to_string(),
+        ),
+        (
+            "bytes over loopback",
+            bytes(tcp.traffic.loopback),
+            bytes(shm.traffic.loopback),
+        ),
+        (
+            "payload through SHM",
+            bytes(tcp.traffic.shm),
+            bytes(shm.traffic.shm),
+        ),
+        (
+            "payload over network",
+            bytes(tcp.traffic.network),
+            bytes(shm.traffic.network),
+        ),
+        (
+            "CPU per cloud",
+            format!("{:.2} ms", tcp.cpu_ms_per_cloud),
+            format!("{:.2} ms", shm.cpu_ms_per_cloud),
+        ),
+    ];
+    for (label, a, b) in rows {
+        println!("  {label:<24} {a:>16} {b:>16}");
+    }
     println!(
         "  metrics were served at {} and {} during the phases",
         tcp.metrics_url, shm.metrics_url

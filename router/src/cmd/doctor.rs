@@ -4,12 +4,24 @@
 use std::process::ExitCode;
 
 use zshm::config::Environment;
-use zshm::doctor::{self, Severity};
+use zshm::tools::doctor::{self, Severity};
 
-use crate::cli::DoctorArgs;
+/// `zshm doctor`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Router config to check (default: $ZENOH_ROUTER_CONFIG_URI, else the built-in one).
+    #[arg(long, value_name = "PATH")]
+    pub router_config: Option<std::path::PathBuf>,
+    /// Session config to check (default: $ZENOH_SESSION_CONFIG_URI, else the built-in one).
+    #[arg(long, value_name = "PATH")]
+    pub session_config: Option<std::path::PathBuf>,
+    /// One JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Examines and reports.
-pub async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let patient = doctor::patient(
         args.router_config,
         args.session_config,

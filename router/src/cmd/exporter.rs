@@ -4,23 +4,28 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use zshm::telemetry::exporter::Exporter;
 
-use crate::cli::ExporterArgs;
+use crate::cli::SessionArgs;
+use crate::support::{metrics_http, session, shutdown};
+
+/// `zshm exporter`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Config file and the router to connect to (-e).
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// Serve Prometheus metrics at http://ADDR/metrics (port 0: any free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9477")]
+    pub metrics: std::net::SocketAddr,
+}
 
 /// Serves until SIGINT or SIGTERM.
-pub async fn run(args: ExporterArgs) -> anyhow::Result<ExitCode> {
-    let session = super::session_builder(zshm::Role::Session, &args.session)
-        .open()
-        .await
-        .context("cannot open the session")?;
-    let bound = super::metrics_http::serve(args.metrics, Exporter::new(session.clone())).await?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let session = session::open(&args.session).await?;
+    let bound = metrics_http::serve(args.metrics, Exporter::new(session.clone())).await?;
     println!("zshm exporter: metrics at http://{bound}/metrics");
-    super::shutdown_signal().await?;
-    session
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    shutdown::signal().await?;
+    session::close(&session).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,11 +9,29 @@ use std::time::Duration;
 use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
-use crate::cli::ListenerArgs;
+use crate::cli::{self, NodeArgs};
+use crate::support::{session, shutdown};
+
+/// `zshm listener`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session, namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Topic to listen to.
+    #[arg(short, long, default_value = "chatter")]
+    pub topic: String,
+    /// Stop after this many messages (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+    /// With --count: give up after this many seconds.
+    #[arg(long, default_value = "60", value_parser = cli::seconds)]
+    pub timeout: Duration,
+}
 
 /// Listens until `--count` messages, a timeout, or a signal.
-pub async fn run(args: ListenerArgs) -> anyhow::Result<ExitCode> {
-    let node = super::open_node(&args.session, &args.node, "listener").await?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let node = session::open_node(&args.node, "listener").await?;
     let heard = Arc::new(AtomicU64::new(0));
     let done = Arc::new(tokio::sync::Notify::new());
     let (counter, notify, count) = (heard.clone(), done.clone(), args.count);
@@ -27,20 +45,17 @@ pub async fn run(args: ListenerArgs) -> anyhow::Result<ExitCode> {
         .await?;
     tracing::info!(topic = %_subscription.info().topic, "listening");
     let completed = if args.count == 0 {
-        super::shutdown_signal().await?;
+        shutdown::signal().await?;
         true
     } else {
         tokio::select! {
             _ = done.notified() => true,
-            _ = tokio::time::sleep(Duration::from_secs_f64(args.timeout.max(0.0))) => false,
-            signal = super::shutdown_signal() => { signal?; false }
+            _ = tokio::time::sleep(args.timeout) => false,
+            signal = shutdown::signal() => { signal?; false }
         }
     };
     drop(_subscription);
-    node.session()
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    session::close(node.session()).await?;
     if !completed {
         eprintln!(
             "zshm listener: heard {} of {} messages",

@@ -1,5 +1,5 @@
-//! `zshm pub`: publishes `--count` verifiable payloads (see `zshm::pattern`), through a loan
-//! filled in place (default) or a copy (`--copy`), then prints a JSON summary on stdout.
+//! `zshm pub`: publishes `--count` verifiable payloads (see `zshm::tools::pattern`), through a
+//! loan filled in place (default) or a copy (`--copy`), then prints a JSON summary on stdout.
 //!
 //! After the last message it stays until the subscribers are gone (or `--wait` passes), so that
 //! closing the session cannot cut off messages still in flight.
@@ -9,60 +9,72 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::PubArgs;
+use crate::cli::{self, RawStreamArgs};
+use crate::support::session;
+use crate::support::ticker::{MissedTickBehavior, Ticker};
+
+/// `zshm pub`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session and key expression.
+    #[command(flatten)]
+    pub stream: RawStreamArgs,
+    /// Payload size in bytes (at least 8: the sequence number).
+    #[arg(short, long, default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(8..=(1 << 32)))]
+    pub size: u64,
+    /// Number of messages.
+    #[arg(short = 'n', long, default_value_t = 100)]
+    pub count: u64,
+    /// Messages per second (0: as fast as possible).
+    #[arg(short, long, default_value = "100", value_parser = cli::rate_or_unpaced)]
+    pub rate: f64,
+    /// Copy each payload with `publish(&[u8])` instead of filling a loan in place.
+    #[arg(long)]
+    pub copy: bool,
+    /// Seconds to wait for a subscriber before publishing.
+    #[arg(long, default_value = "30", value_parser = cli::seconds)]
+    pub wait: Duration,
+}
 
 /// Publishes and reports.
-pub async fn run(args: PubArgs) -> anyhow::Result<ExitCode> {
-    let session = super::session_builder(zshm::Role::Session, &args.session)
-        .open()
-        .await
-        .context("cannot open the session")?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let session = session::open(&args.stream.session).await?;
     let publisher = session
-        .declare_publisher(&args.key, zshm::PublisherOptions::default())
+        .declare_publisher(&args.stream.key, zshm::raw::PublisherOptions::default())
         .await
         .context("cannot declare the publisher")?;
-    let wait = Duration::from_secs_f64(args.wait.max(0.0));
-    if !publisher.wait_for_subscribers(wait).await {
+    if !publisher.wait_for_subscribers(args.wait).await {
         anyhow::bail!(
-            "no subscriber on `{}` within {wait:?}; is `zshm sub` running and connected to the same router?",
-            args.key
+            "no subscriber on `{}` within {}; is `zshm sub` running and connected to the same router?",
+            args.stream.key,
+            zshm::text::seconds(args.wait)
         );
     }
 
     let size = usize::try_from(args.size).context("--size does not fit in memory")?;
-    let mut ticker = (args.rate > 0.0).then(|| {
-        let mut interval = tokio::time::interval(Duration::from_secs_f64(1.0 / args.rate));
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        interval
-    });
+    let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Delay);
     let mut scratch = if args.copy { vec![0u8; size] } else { Vec::new() };
     for seq in 0..args.count {
-        if let Some(ticker) = &mut ticker {
-            ticker.tick().await;
-        }
+        ticker.tick().await;
         if args.copy {
-            zshm::pattern::fill(&mut scratch, seq);
+            zshm::tools::pattern::fill(&mut scratch, seq);
             publisher.publish(&scratch).await?;
         } else {
             let mut loan = publisher.loan(size).await;
-            zshm::pattern::fill(&mut loan, seq);
+            zshm::tools::pattern::fill(&mut loan, seq);
             publisher.publish_loan(loan).await?;
         }
     }
 
     // Linger until the subscribers have left, so nothing queued is lost when the session closes.
-    publisher.wait_for_no_subscribers(wait).await;
+    publisher.wait_for_no_subscribers(args.wait).await;
 
-    let stats = session.stats().snapshot();
     let summary = serde_json::json!({
         "published": args.count,
-        "shm_status": super::shm_status_json(session.shm_status()),
-        "stats": stats,
+        "shm_status": session::shm_status_json(session.shm_status()),
+        "stats": session.stats().snapshot(),
     });
     println!("{summary}");
-    session
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    session::close(&session).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,11 +8,23 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cli::RouterArgs;
+use crate::cli::{MetricsArgs, SessionArgs};
+use crate::support::{metrics_http, session, shutdown};
+
+/// `zshm router`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// The Prometheus endpoint.
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
+}
 
 /// Runs the router until a signal arrives.
-pub async fn run(args: RouterArgs) -> anyhow::Result<ExitCode> {
-    let session = super::session_builder(zshm::Role::Router, &args.session)
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let session = session::builder(zshm::Role::Router, &args.session)
         .open()
         .await
         .context("cannot start the router")?;
@@ -30,7 +42,7 @@ pub async fn run(args: RouterArgs) -> anyhow::Result<ExitCode> {
         let exporter = zshm::telemetry::exporter::Exporter::new(session.clone());
         format!(
             "http://{}/metrics",
-            super::metrics_http::serve(args.metrics.metrics, exporter).await?
+            metrics_http::serve(args.metrics.metrics, exporter).await?
         )
     };
     println!(
@@ -39,11 +51,8 @@ pub async fn run(args: RouterArgs) -> anyhow::Result<ExitCode> {
         session.config_source(),
         session.shm_status()
     );
-    let signal = super::shutdown_signal().await?;
+    let signal = shutdown::signal().await?;
     tracing::info!("{signal} received, closing the router");
-    session
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the router: {err}"))?;
+    session.close().await.context("cannot close the router")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! `zshm shm-clean`: removes zenoh segments from /dev/shm that no running process uses.
 //!
 //! zenoh unlinks a segment only when no process maps it; a crash, a `kill -9` or a receiver that
-//! outlived the publisher leaves `*.zenoh` files behind (shared/research/zenoh_shm.md §4.1).
+//! outlived the publisher leaves `*.zenoh` files behind (docs/zenoh-shm.md, "Segments").
 //! Segments still in use are locked by their processes and kept.
 
 use std::process::ExitCode;
@@ -11,7 +11,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
     println!(
         "removed {segments} orphaned zenoh segments ({})",
-        zshm::shm::human_bytes(bytes)
+        zshm::text::human_bytes(bytes)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,22 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::cli::SubArgs;
+use crate::cli::{self, RawStreamArgs};
+use crate::support::{session, shutdown};
+
+/// `zshm sub`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session and key expression.
+    #[command(flatten)]
+    pub stream: RawStreamArgs,
+    /// Stop after this many messages.
+    #[arg(short = 'n', long, default_value_t = 100)]
+    pub count: u64,
+    /// Give up after this many seconds without reaching --count.
+    #[arg(short, long, default_value = "60", value_parser = cli::seconds)]
+    pub timeout: Duration,
+}
 
 #[derive(Debug, Default, Serialize)]
 struct Tally {
@@ -22,17 +37,14 @@ struct Tally {
 }
 
 /// Receives, verifies and reports.
-pub async fn run(args: SubArgs) -> anyhow::Result<ExitCode> {
-    let session = super::session_builder(zshm::Role::Session, &args.session)
-        .open()
-        .await
-        .context("cannot open the session")?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let session = session::open(&args.stream.session).await?;
     let tally = Arc::new(Mutex::new(Tally::default()));
     let done = Arc::new(tokio::sync::Notify::new());
     let (count, sink, notify) = (args.count, tally.clone(), done.clone());
-    let _subscriber = session
-        .declare_callback_subscriber(&args.key, move |sample| {
-            let verdict = zshm::pattern::verify(sample.payload());
+    let subscription = session
+        .declare_callback_subscription(&args.stream.key, Default::default(), move |sample| {
+            let verdict = zshm::tools::pattern::verify(sample.payload());
             let mut tally = sink.lock().expect("no panics while holding the tally");
             tally.received += 1;
             tally.bytes += sample.payload().len() as u64;
@@ -50,16 +62,15 @@ pub async fn run(args: SubArgs) -> anyhow::Result<ExitCode> {
             }
         })
         .await
-        .context("cannot declare the subscriber")?;
-    tracing::info!(key = %args.key, "subscribed");
+        .context("cannot declare the subscription")?;
+    tracing::info!(key = %args.stream.key, "subscribed");
 
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.0));
     let completed = tokio::select! {
         _ = done.notified() => true,
-        _ = tokio::time::sleep(timeout) => false,
-        signal = super::shutdown_signal() => { tracing::info!("{} received", signal?); false }
+        _ = tokio::time::sleep(args.timeout) => false,
+        signal = shutdown::signal() => { tracing::info!("{} received", signal?); false }
     };
-    drop(_subscriber);
+    drop(subscription);
 
     let (summary, ok) = {
         let tally = tally.lock().expect("no panics while holding the tally");
@@ -69,15 +80,12 @@ pub async fn run(args: SubArgs) -> anyhow::Result<ExitCode> {
             "distinct": distinct,
             "missing": args.count.saturating_sub(distinct),
             "tally": &*tally,
-            "shm_status": super::shm_status_json(session.shm_status()),
+            "shm_status": session::shm_status_json(session.shm_status()),
             "stats": session.stats().snapshot(),
         });
         (summary, completed && tally.corrupt == 0 && tally.duplicates == 0)
     };
     println!("{summary}");
-    session
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    session::close(&session).await?;
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

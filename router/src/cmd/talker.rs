@@ -7,27 +7,45 @@ use std::time::Duration;
 use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
-use crate::cli::TalkerArgs;
+use crate::cli::{self, NodeArgs};
+use crate::support::ticker::{MissedTickBehavior, Ticker};
+use crate::support::{session, shutdown};
+
+/// `zshm talker`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session, namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Topic to publish on.
+    #[arg(short, long, default_value = "chatter")]
+    pub topic: String,
+    /// Stop after this many messages (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+    /// Messages per second.
+    #[arg(short, long, default_value = "1", value_parser = cli::rate)]
+    pub rate: f64,
+    /// Seconds to wait for a subscriber before the first message (0: do not wait).
+    #[arg(long, default_value = "0", value_parser = cli::seconds)]
+    pub wait: Duration,
+}
 
 /// Publishes until `--count` or a signal.
-pub async fn run(args: TalkerArgs) -> anyhow::Result<ExitCode> {
-    let node = super::open_node(&args.session, &args.node, "talker").await?;
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let node = session::open_node(&args.node, "talker").await?;
     let publisher = node
         .create_publisher::<std_msgs::String>(&args.topic, QosProfile::default())
         .await?;
-    if args.wait > 0.0
-        && !publisher
-            .wait_for_subscribers(Duration::from_secs_f64(args.wait))
-            .await
-    {
+    if !args.wait.is_zero() && !publisher.wait_for_subscribers(args.wait).await {
         anyhow::bail!(
-            "no subscriber on {} within {} s",
+            "no subscriber on {} within {}",
             publisher.info().topic,
-            args.wait
+            zshm::text::seconds(args.wait)
         );
     }
-    let mut ticker = tokio::time::interval(Duration::from_secs_f64(1.0 / args.rate.max(0.001)));
-    let mut shutdown = std::pin::pin!(super::shutdown_signal());
+    let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Burst);
+    let mut shutdown = std::pin::pin!(shutdown::signal());
     for n in 1.. {
         tokio::select! {
             _ = ticker.tick() => {}
@@ -42,9 +60,6 @@ pub async fn run(args: TalkerArgs) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    node.session()
-        .close()
-        .await
-        .map_err(|err| anyhow::anyhow!("closing the session: {err}"))?;
+    session::close(node.session()).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,23 +10,37 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::cli::TrafficArgs;
+use crate::cli;
+use crate::support::scrape::{self, Traffic};
+use crate::support::shutdown;
+
+/// `zshm traffic`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The exporter's metrics URL.
+    #[arg(long, default_value = "http://127.0.0.1:9477/metrics")]
+    pub url: String,
+    /// Seconds between two lines.
+    #[arg(short, long, default_value = "1", value_parser = cli::positive_seconds)]
+    pub interval: Duration,
+    /// Stop after this many lines (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+}
 
 /// Prints one line per interval until `--count` or a signal.
-pub async fn run(args: TrafficArgs) -> anyhow::Result<ExitCode> {
-    let interval = Duration::from_secs_f64(args.interval.max(0.1));
-    let mut previous = (super::scrape::traffic(&args.url).await?, Instant::now());
-    let mut shutdown = std::pin::pin!(super::shutdown_signal());
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut previous = (scrape::traffic(&args.url).await?, Instant::now());
+    let mut shutdown = std::pin::pin!(shutdown::signal());
     let mut printed = 0;
     loop {
         tokio::select! {
-            _ = tokio::time::sleep(interval) => {}
+            _ = tokio::time::sleep(args.interval) => {}
             _ = &mut shutdown => break,
         }
-        let now = (super::scrape::traffic(&args.url).await?, Instant::now());
+        let now = (scrape::traffic(&args.url).await?, Instant::now());
         let seconds = now.1.duration_since(previous.1).as_secs_f64();
-        let rate =
-            |f: fn(&super::scrape::Traffic) -> f64| (f(&now.0) - f(&previous.0)).max(0.0) / seconds / 1e6;
+        let rate = |f: fn(&Traffic) -> f64| (f(&now.0) - f(&previous.0)).max(0.0) / seconds / 1e6;
         let (shm, network) = (rate(|c| c.shm), rate(|c| c.network));
         let share = if shm + network > 0.0 {
             100.0 * shm / (shm + network)

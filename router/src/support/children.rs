@@ -141,6 +141,13 @@ pub async fn last_json_line(child: &mut Child, wait: Duration) -> anyhow::Result
     last.context("no report")
 }
 
+/// Removes the segments our children left in /dev/shm once they all exited: zenoh unlinks a
+/// segment only when no process maps it, so the last child to exit can leave one behind.
+pub fn remove_their_segments() {
+    let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
+    tracing::debug!(segments, bytes, "removed the children's leftover segments");
+}
+
 /// Interrupts the child and waits for it, killing it if it does not stop within [`PATIENCE`].
 pub async fn stop(child: &mut Child) {
     interrupt(child);

@@ -6,11 +6,11 @@
 
 use std::process::ExitCode;
 
-use crate::cli::BenchRoleArgs;
+use super::shared::RoleArgs;
 
 #[cfg(not(feature = "iceoryx2"))]
 /// Without the feature there is no baseline to run.
-pub fn run(_args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(_args: RoleArgs) -> anyhow::Result<ExitCode> {
     anyhow::bail!(
         "this zshm was built without the iceoryx2 baseline: cargo build --release --features iceoryx2"
     )
@@ -18,131 +18,87 @@ pub fn run(_args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
 
 #[cfg(feature = "iceoryx2")]
 /// Runs the publisher or the subscriber.
-pub fn run(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
     use std::time::{Duration, Instant};
 
     use iceoryx2::prelude::*;
 
-    use super::role::{PubReport, SubReport, mono_ns};
+    use super::shared::{Arrival, Collector, mono_ns, print_report, publish_paced};
 
-    let node = NodeBuilder::new()
-        .create::<ipc::Service>()
-        .map_err(|e| anyhow::anyhow!("iceoryx2 node: {e:?}"))?;
+    /// iceoryx2's errors are plain enums: keep their Debug text as the cause.
+    fn iox<E: std::fmt::Debug>(what: &'static str) -> impl FnOnce(E) -> anyhow::Error {
+        move |err| anyhow::anyhow!("iceoryx2 {what}: {err:?}")
+    }
+
+    let node = NodeBuilder::new().create::<ipc::Service>().map_err(iox("node"))?;
     let data_name = format!("zshm-bench/{}/data", args.case);
     let event_name = format!("zshm-bench/{}/event", args.case);
-    let payload = args.payload.max(16);
+    let payload = args.payload().max(16);
     let service = node
-        .service_builder(
-            &data_name
-                .as_str()
-                .try_into()
-                .map_err(|e| anyhow::anyhow!("{e:?}"))?,
-        )
+        .service_builder(&data_name.as_str().try_into().map_err(iox("service name"))?)
         .publish_subscribe::<[u8]>()
         .max_publishers(1)
         .max_subscribers(32)
         .open_or_create()
-        .map_err(|e| anyhow::anyhow!("iceoryx2 service: {e:?}"))?;
+        .map_err(iox("service"))?;
     let event = node
-        .service_builder(
-            &event_name
-                .as_str()
-                .try_into()
-                .map_err(|e| anyhow::anyhow!("{e:?}"))?,
-        )
+        .service_builder(&event_name.as_str().try_into().map_err(iox("event name"))?)
         .event()
         .open_or_create()
-        .map_err(|e| anyhow::anyhow!("iceoryx2 event: {e:?}"))?;
-    let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+        .map_err(iox("event"))?;
+    let deadline = Instant::now() + args.timeout;
 
     if args.publisher {
         let publisher = service
             .publisher_builder()
             .initial_max_slice_len(payload)
             .create()
-            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        let notifier = event
-            .notifier_builder()
-            .create()
-            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            .map_err(iox("publisher"))?;
+        let notifier = event.notifier_builder().create().map_err(iox("notifier"))?;
         while service.dynamic_config().number_of_subscribers() < args.subscribers {
             anyhow::ensure!(Instant::now() < deadline, "iceoryx2 subscribers did not appear");
-            std::thread::sleep(Duration::from_millis(10));
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let period = (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate));
-        let mut next = Instant::now();
-        let mut cpu_start = zshm::usage::cpu_seconds();
-        for i in 0..args.warmup + args.count {
-            if i == args.warmup {
-                cpu_start = zshm::usage::cpu_seconds();
-            }
-            if let Some(period) = period {
-                next += period;
-                if let Some(wait) = next.checked_duration_since(Instant::now()) {
-                    std::thread::sleep(wait);
-                }
-            }
-            let sample = publisher
-                .loan_slice_uninit(payload)
-                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let report = publish_paced(&args, async |i| {
+            let sample = publisher.loan_slice_uninit(payload).map_err(iox("loan"))?;
             // The producer writes its data in place (not timed), then the stamp, last.
             let mut sample = sample.write_from_fn(|_| i as u8);
             sample.payload_mut()[8..16].copy_from_slice(&(i + 1).to_le_bytes());
             sample.payload_mut()[0..8].copy_from_slice(&mono_ns().to_le_bytes());
-            sample.send().map_err(|e| anyhow::anyhow!("{e:?}"))?;
-            notifier.notify().map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        }
-        let cpu_seconds = zshm::usage::cpu_seconds() - cpu_start;
+            sample.send().map_err(iox("send"))?;
+            notifier.notify().map_err(iox("notify"))?;
+            Ok(())
+        })
+        .await?;
         while service.dynamic_config().number_of_subscribers() > 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        println!(
-            "{}",
-            serde_json::to_string(&PubReport::measured(args.count, cpu_seconds))?
-        );
+        print_report(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
 
-    let subscriber = service
-        .subscriber_builder()
-        .create()
-        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-    let listener = event
-        .listener_builder()
-        .create()
-        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let subscriber = service.subscriber_builder().create().map_err(iox("subscriber"))?;
+    let listener = event.listener_builder().create().map_err(iox("listener"))?;
     println!("ready");
-    let last = args.warmup + args.count;
-    let mut report = SubReport::default();
-    let mut cpu_start = 0.0;
+    let mut collector = Collector::new(&args);
     'outer: while Instant::now() < deadline {
         // Sleeps until the publisher's event (or 100 ms, to notice the deadline).
         let _ = listener.timed_wait(|_| {}, Duration::from_millis(100));
-        while let Some(sample) = subscriber.receive().map_err(|e| anyhow::anyhow!("{e:?}"))? {
+        while let Some(sample) = subscriber.receive().map_err(iox("receive"))? {
             let at_ns = mono_ns();
             let bytes = sample.payload();
             std::hint::black_box(bytes[bytes.len() - 1]);
-            let sent = i64::from_le_bytes(bytes[0..8].try_into()?);
-            let seq = u64::from_le_bytes(bytes[8..16].try_into()?);
-            if seq <= args.warmup {
-                continue;
-            }
-            if report.received == 0 {
-                cpu_start = zshm::usage::cpu_seconds();
-                report.first_ns = at_ns;
-            }
-            report.received += 1;
-            report.shm += 1;
-            report.last_ns = at_ns;
-            report.latencies_ns.push(at_ns - sent);
-            if seq >= last {
+            let arrival = Arrival {
+                at_ns,
+                sent_ns: i64::from_le_bytes(bytes[0..8].try_into()?),
+                seq: u64::from_le_bytes(bytes[8..16].try_into()?),
+                shm: true,
+            };
+            if collector.record(arrival) {
                 break 'outer;
             }
         }
     }
-    report.lost = args.count.saturating_sub(report.received);
-    report.cpu_seconds = zshm::usage::cpu_seconds() - cpu_start;
-    report.peak_rss_bytes = zshm::usage::peak_rss_bytes();
-    println!("{}", serde_json::to_string(&report)?);
+    print_report(&collector.finish())?;
     Ok(ExitCode::SUCCESS)
 }

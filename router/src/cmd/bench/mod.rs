@@ -3,11 +3,12 @@
 //! feature, iceoryx2) as baselines in the same run. Writes a Markdown report, CSV, JSON and SVG
 //! plots; the method and the results are in BENCHMARKS.md.
 
-pub mod iox;
+mod iox;
 pub mod plan;
 mod plot;
 mod report;
 pub mod role;
+pub mod shared;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,12 +18,40 @@ use anyhow::Context;
 
 use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
 use self::report::CaseResult;
-use self::role::{PubReport, SubReport};
-use super::children::{Logs, first_line_matching, last_json_line, spawn, start_router, stop};
-use crate::cli::BenchArgs;
+use self::shared::{PubReport, SubReport};
+use crate::cli;
+use crate::support::children::{
+    Logs, first_line_matching, last_json_line, remove_their_segments, spawn, start_router, stop,
+};
+
+/// `zshm bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A one-minute sweep on small payloads (for CI and a first look).
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for results.md, results.csv, results.json and the SVG plots.
+    #[arg(long, default_value = "bench-results")]
+    pub out: std::path::PathBuf,
+    /// Messages per second of the latency sweep.
+    #[arg(long, default_value = "100", value_parser = cli::rate)]
+    pub rate: f64,
+    /// Measured messages per case (default 300; 50 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub count: Option<u64>,
+    /// Only these modes (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub modes: Vec<Mode>,
+    /// Only these payload sizes in bytes (comma-separated, 16 B to 1 GiB).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(16..=(1 << 30)))]
+    pub payloads: Vec<u64>,
+    /// Only these sweeps (comma-separated; default: all three).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub sweeps: Vec<Sweep>,
+}
 
 /// Runs the sweep and writes the reports.
-pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let plan = plan_from(&args);
     let cases = plan.cases();
     let exe =
@@ -42,7 +71,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         progress.set_message(format!(
             "{} {} x{} sub",
             case.mode,
-            zshm::shm::human_bytes(case.payload as u64),
+            zshm::text::human_bytes(case.payload as u64),
             case.subscribers
         ));
         let result = match run_case(&exe, &locator, &format!("c{index}p{}", std::process::id()), case).await {
@@ -57,6 +86,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     progress.finish_and_clear();
     stop(&mut router.child).await;
+    remove_their_segments();
 
     let markdown = report::write_all(&args.out, &results, &args)?;
     plot::write_all(&args.out, &results)?;
@@ -68,7 +98,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn plan_from(args: &BenchArgs) -> Plan {
+fn plan_from(args: &Args) -> Plan {
     let mut modes = vec![
         Mode::Tcp,
         Mode::ShmCopy,
@@ -104,7 +134,7 @@ fn plan_from(args: &BenchArgs) -> Plan {
         plan.modes = args.modes.clone();
     }
     if !args.payloads.is_empty() {
-        plan.payloads = args.payloads.clone();
+        plan.payloads = args.payloads.iter().map(|&p| p as usize).collect();
     }
     if let Some(count) = args.count {
         plan.count = count;

@@ -45,9 +45,9 @@ fn plot(
         .filter_map(|r| r.p50().map(|p50| (r.case.mode, x_of(r), p50.max(0.1))))
         .collect();
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    root.fill(&WHITE).context("cannot draw the plot")?;
     if points.is_empty() {
-        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+        root.present().context("cannot draw the plot")?;
         return Ok(());
     }
     let (x_min, x_max) = bounds(points.iter().map(|p| p.1));
@@ -61,13 +61,13 @@ fn plot(
             (x_min * 0.8..x_max * 1.25).log_scale(),
             (y_min * 0.8..y_max * 1.25).log_scale(),
         )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .context("cannot draw the plot")?;
     chart
         .configure_mesh()
         .x_desc(x_label)
         .y_desc("p50 latency (µs)")
         .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .context("cannot draw the plot")?;
     let mut modes: Vec<Mode> = points.iter().map(|p| p.0).collect();
     modes.sort();
     modes.dedup();
@@ -81,12 +81,12 @@ fn plot(
         series.sort_by(|a, b| a.0.total_cmp(&b.0));
         chart
             .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))
-            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .context("cannot draw the plot")?
             .label(mode.name())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         chart
             .draw_series(series.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .context("cannot draw the plot")?;
     }
     chart
         .configure_series_labels()
@@ -94,9 +94,9 @@ fn plot(
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
         .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .context("cannot draw the plot")?;
     root.present()
-        .map_err(|e| anyhow::anyhow!("{e}"))
+        .context("cannot draw the plot")
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
-use zshm::latency::Summary;
-use zshm::shm::human_bytes;
+use zshm::text::human_bytes;
+use zshm::tools::latency::Summary;
 
+use super::Args;
 use super::plan::{Case, Mode, Sweep};
-use super::role::{PubReport, SubReport};
-use crate::cli::BenchArgs;
+use super::shared::{PubReport, SubReport};
 
 /// What one case measured, over all its subscribers.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -112,7 +112,7 @@ fn mean(values: &[f64]) -> f64 {
 }
 
 /// Writes results.json, results.csv and results.md; returns the Markdown.
-pub(super) fn write_all(dir: &Path, results: &[CaseResult], args: &BenchArgs) -> anyhow::Result<String> {
+pub(super) fn write_all(dir: &Path, results: &[CaseResult], args: &Args) -> anyhow::Result<String> {
     std::fs::write(dir.join("results.json"), serde_json::to_string_pretty(results)?)
         .context("results.json")?;
     std::fs::write(dir.join("results.csv"), csv(results)).context("results.csv")?;
@@ -182,7 +182,7 @@ fn us(value: Option<f64>) -> String {
     })
 }
 
-fn markdown(results: &[CaseResult], args: &BenchArgs) -> String {
+fn markdown(results: &[CaseResult], args: &Args) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# zshm bench results\n");
     let _ = writeln!(

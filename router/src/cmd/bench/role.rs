@@ -18,70 +18,13 @@ use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, NodeOptions};
 
 use super::plan::Mode;
-use crate::cli::BenchRoleArgs;
-
-/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the host.
-pub fn mono_ns() -> i64 {
-    let now = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
-        .expect("CLOCK_MONOTONIC exists on Linux");
-    now.tv_sec() * 1_000_000_000 + now.tv_nsec()
-}
-
-/// What a subscriber reports.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct SubReport {
-    /// Measured messages received.
-    pub received: u64,
-    /// Measured messages missing.
-    pub lost: u64,
-    /// Of which received through shared memory.
-    pub shm: u64,
-    /// Latency of each received message, ns.
-    pub latencies_ns: Vec<i64>,
-    /// First and last receive time (CLOCK_MONOTONIC ns), for throughput.
-    pub first_ns: i64,
-    /// See `first_ns`.
-    pub last_ns: i64,
-    /// CPU seconds spent while measuring.
-    pub cpu_seconds: f64,
-    /// Peak resident set size.
-    pub peak_rss_bytes: u64,
-}
-
-/// What a publisher reports.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct PubReport {
-    /// Measured messages published.
-    pub published: u64,
-    /// CPU seconds spent while measuring.
-    pub cpu_seconds: f64,
-    /// Peak resident set size.
-    pub peak_rss_bytes: u64,
-}
-
-impl PubReport {
-    /// The report of `published` messages that took `cpu_seconds`, with this process's peak RSS.
-    pub fn measured(published: u64, cpu_seconds: f64) -> Self {
-        Self {
-            published,
-            cpu_seconds,
-            peak_rss_bytes: zshm::usage::peak_rss_bytes(),
-        }
-    }
-}
-
-/// One received message, as the callback saw it.
-struct Arrival {
-    at_ns: i64,
-    sent_ns: i64,
-    seq: u64,
-    shm: bool,
-}
+use super::shared::{Arrival, Collector, RoleArgs, mono_ns, print_report, publish_paced};
+use crate::support::{ZenohContext, shutdown};
 
 /// Runs the role and prints its report as one JSON line.
-pub async fn run(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
     match (args.publisher, args.mode) {
-        (_, Mode::Iceoryx2) => super::iox::run(args),
+        (_, Mode::Iceoryx2) => super::iox::run(args).await,
         (true, Mode::ZenohTcp | Mode::ZenohShm) => zenoh_publisher(args).await,
         (false, Mode::ZenohTcp | Mode::ZenohShm) => zenoh_subscriber(args).await,
         (true, _) => zshm_publisher(args).await,
@@ -89,19 +32,19 @@ pub async fn run(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn topic(args: &BenchRoleArgs) -> String {
+fn topic(args: &RoleArgs) -> String {
     format!("/bench/{}", args.case)
 }
 
-fn raw_key(args: &BenchRoleArgs) -> String {
+fn raw_key(args: &RoleArgs) -> String {
     format!("bench/{}/raw", args.case)
 }
 
-fn ready_token(args: &BenchRoleArgs) -> String {
+fn ready_token(args: &RoleArgs) -> String {
     format!("zshm-bench/{}/sub/{}", args.case, std::process::id())
 }
 
-async fn zshm_session(args: &BenchRoleArgs) -> anyhow::Result<zshm::Session> {
+async fn zshm_session(args: &RoleArgs) -> anyhow::Result<zshm::Session> {
     zshm::Session::builder()
         .connect([args.connect.as_str()])
         .listen(["tcp/127.0.0.1:0"])
@@ -111,7 +54,7 @@ async fn zshm_session(args: &BenchRoleArgs) -> anyhow::Result<zshm::Session> {
         .context("cannot open the session")
 }
 
-async fn zenoh_session(args: &BenchRoleArgs) -> anyhow::Result<zenoh::Session> {
+async fn zenoh_session(args: &RoleArgs) -> anyhow::Result<zenoh::Session> {
     let mut request = zshm::config::ConfigRequest::new(zshm::Role::Session);
     request.connect = vec![args.connect.clone()];
     request.listen = vec!["tcp/127.0.0.1:0".into()];
@@ -119,7 +62,7 @@ async fn zenoh_session(args: &BenchRoleArgs) -> anyhow::Result<zenoh::Session> {
     let resolved = zshm::config::resolve(&request, &zshm::config::Environment::from_process())?;
     zenoh::open(resolved.zenoh)
         .await
-        .map_err(|err| anyhow::anyhow!("cannot open zenoh: {err}"))
+        .zenoh_context("cannot open zenoh")
 }
 
 /// A cloud of `payload` serialized bytes: one `uint8` field per point.
@@ -142,8 +85,8 @@ fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
 }
 
 /// Waits until `expected` subscribers announced themselves.
-async fn wait_for_subscribers(session: &zenoh::Session, args: &BenchRoleArgs) -> anyhow::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+async fn wait_for_subscribers(session: &zenoh::Session, args: &RoleArgs) -> anyhow::Result<()> {
+    let deadline = Instant::now() + args.timeout;
     let selector = format!("zshm-bench/{}/sub/*", args.case);
     loop {
         let replies = session
@@ -151,7 +94,7 @@ async fn wait_for_subscribers(session: &zenoh::Session, args: &BenchRoleArgs) ->
             .get(&selector)
             .timeout(Duration::from_secs(1))
             .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .zenoh_context("cannot ask who is ready")?;
         let mut count = 0;
         while replies.recv_async().await.is_ok() {
             count += 1;
@@ -168,16 +111,7 @@ async fn wait_for_subscribers(session: &zenoh::Session, args: &BenchRoleArgs) ->
     }
 }
 
-/// Paces the publishing loop at `rate` (0: no pacing).
-fn ticker(rate: f64) -> Option<tokio::time::Interval> {
-    (rate > 0.0).then(|| {
-        let mut interval = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-        interval
-    })
-}
-
-async fn zshm_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zshm_session(&args).await?;
     let node = Node::new(&session, "bench_pub", NodeOptions::default()).await?;
     let publisher = node
@@ -185,25 +119,15 @@ async fn zshm_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
         .await?;
     wait_for_subscribers(session.zenoh(), &args).await?;
     anyhow::ensure!(
-        publisher
-            .wait_for_subscribers(Duration::from_secs_f64(args.timeout))
-            .await,
+        publisher.wait_for_subscribers(args.timeout).await,
         "no subscriber matched"
     );
-    let (shape, data_len) = cloud_shape(args.payload);
+    let (shape, data_len) = cloud_shape(args.payload());
     let mut owned = PointCloud2 {
         data: vec![7; data_len],
         ..shape.clone()
     };
-    let mut ticker = ticker(args.rate);
-    let mut cpu_start = zshm::usage::cpu_seconds();
-    for i in 0..args.warmup + args.count {
-        if i == args.warmup {
-            cpu_start = zshm::usage::cpu_seconds();
-        }
-        if let Some(ticker) = &mut ticker {
-            ticker.tick().await;
-        }
+    let report = publish_paced(&args, async |i| {
         if args.mode == Mode::ShmLoan {
             let mut loan = publisher.loan(&shape, data_len).await;
             loan.data_mut().fill(i as u8); // the producer writes its data in place (not timed)
@@ -213,17 +137,16 @@ async fn zshm_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
             owned.header.stamp = Time::from_nanos(mono_ns());
             publisher.publish(&owned).await?; // serialization copies the data: the ordinary API
         }
-    }
-    let cpu_seconds = zshm::usage::cpu_seconds() - cpu_start;
-    publisher
-        .wait_for_no_subscribers(Duration::from_secs_f64(args.timeout))
-        .await;
-    print_report(&PubReport::measured(args.count, cpu_seconds))?;
-    session.close().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(())
+    })
+    .await?;
+    publisher.wait_for_no_subscribers(args.timeout).await;
+    print_report(&report)?;
+    session.close().await?;
     Ok(ExitCode::SUCCESS)
 }
 
-async fn zshm_subscriber(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+async fn zshm_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zshm_session(&args).await?;
     let node = Node::new(&session, "bench_sub", NodeOptions::default()).await?;
     let (tx, rx) = flume::unbounded();
@@ -246,18 +169,18 @@ async fn zshm_subscriber(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
         .liveliness()
         .declare_token(ready_token(&args))
         .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .zenoh_context("cannot announce the subscriber")?;
     collect(rx, &args).await
 }
 
-async fn zenoh_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zenoh_session(&args).await?;
     let publisher = session
         .declare_publisher(raw_key(&args))
         .reliability(Reliability::Reliable)
         .congestion_control(CongestionControl::Drop)
         .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .zenoh_context("cannot declare the publisher")?;
     let provider = if args.mode.shm() {
         session.get_shm_provider().await
     } else {
@@ -268,49 +191,43 @@ async fn zenoh_publisher(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
         "zenoh has no SHM provider"
     );
     wait_for_subscribers(&session, &args).await?;
-    let payload = args.payload.max(16);
+    let payload = args.payload().max(16);
     let data = vec![7u8; payload];
-    let mut ticker = ticker(args.rate);
-    let mut cpu_start = zshm::usage::cpu_seconds();
-    for i in 0..args.warmup + args.count {
-        if i == args.warmup {
-            cpu_start = zshm::usage::cpu_seconds();
+    let report = publish_paced(&args, async |i| {
+        {
+            let put = match &provider {
+                Some(provider) => {
+                    let mut buffer = provider
+                        .alloc(payload)
+                        .with_policy::<zenoh::shm::BlockOn<zenoh::shm::GarbageCollect>>()
+                        .await
+                        .context("SHM allocation")?;
+                    buffer.fill(i as u8);
+                    buffer[8..16].copy_from_slice(&(i + 1).to_le_bytes());
+                    buffer[0..8].copy_from_slice(&mono_ns().to_le_bytes());
+                    publisher.put(buffer).await
+                }
+                None => {
+                    let mut buffer = data.clone(); // one copy, like zshm's ordinary publish
+                    buffer[8..16].copy_from_slice(&(i + 1).to_le_bytes());
+                    buffer[0..8].copy_from_slice(&mono_ns().to_le_bytes());
+                    publisher.put(buffer).await
+                }
+            };
+            put.zenoh_context("cannot publish")
         }
-        if let Some(ticker) = &mut ticker {
-            ticker.tick().await;
-        }
-        let put = match &provider {
-            Some(provider) => {
-                let mut buffer = provider
-                    .alloc(payload)
-                    .with_policy::<zenoh::shm::BlockOn<zenoh::shm::GarbageCollect>>()
-                    .await
-                    .map_err(|e| anyhow::anyhow!("SHM allocation: {e}"))?;
-                buffer.fill(i as u8);
-                buffer[8..16].copy_from_slice(&(i + 1).to_le_bytes());
-                buffer[0..8].copy_from_slice(&mono_ns().to_le_bytes());
-                publisher.put(buffer).await
-            }
-            None => {
-                let mut buffer = data.clone(); // one copy, like zshm's ordinary publish
-                buffer[8..16].copy_from_slice(&(i + 1).to_le_bytes());
-                buffer[0..8].copy_from_slice(&mono_ns().to_le_bytes());
-                publisher.put(buffer).await
-            }
-        };
-        put.map_err(|e| anyhow::anyhow!("put: {e}"))?;
-    }
-    let cpu_seconds = zshm::usage::cpu_seconds() - cpu_start;
-    let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+    })
+    .await?;
+    let deadline = Instant::now() + args.timeout;
     while publisher.matching_status().await.is_ok_and(|s| s.matching()) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    print_report(&PubReport::measured(args.count, cpu_seconds))?;
-    session.close().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    print_report(&report)?;
+    session.close().await.zenoh_context("cannot close the session")?;
     Ok(ExitCode::SUCCESS)
 }
 
-async fn zenoh_subscriber(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
+async fn zenoh_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zenoh_session(&args).await?;
     let (tx, rx) = flume::unbounded();
     let _subscriber = session
@@ -331,54 +248,33 @@ async fn zenoh_subscriber(args: BenchRoleArgs) -> anyhow::Result<ExitCode> {
             });
         })
         .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .zenoh_context("cannot declare the subscriber")?;
     let _token = session
         .liveliness()
         .declare_token(ready_token(&args))
         .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .zenoh_context("cannot announce the subscriber")?;
     collect(rx, &args).await
 }
 
 /// Prints `ready`, then gathers arrivals until the last measured one, the timeout or a signal.
-async fn collect(rx: flume::Receiver<Arrival>, args: &BenchRoleArgs) -> anyhow::Result<ExitCode> {
+async fn collect(rx: flume::Receiver<Arrival>, args: &RoleArgs) -> anyhow::Result<ExitCode> {
     println!("ready");
-    let last = args.warmup + args.count;
-    let mut report = SubReport::default();
-    let mut cpu_start = 0.0;
-    let deadline = tokio::time::sleep(Duration::from_secs_f64(args.timeout));
+    let mut collector = Collector::new(args);
+    let deadline = tokio::time::sleep(args.timeout);
     tokio::pin!(deadline);
-    let mut shutdown = std::pin::pin!(crate::cmd::shutdown_signal());
+    let mut shutdown = std::pin::pin!(shutdown::signal());
     loop {
         let arrival = tokio::select! {
             arrival = rx.recv_async() => arrival.ok(),
             _ = &mut deadline => None,
             _ = &mut shutdown => None,
         };
-        let Some(arrival) = arrival else { break };
-        if arrival.seq <= args.warmup {
-            continue;
-        }
-        if report.received == 0 {
-            cpu_start = zshm::usage::cpu_seconds();
-            report.first_ns = arrival.at_ns;
-        }
-        report.received += 1;
-        report.shm += u64::from(arrival.shm);
-        report.last_ns = arrival.at_ns;
-        report.latencies_ns.push(arrival.at_ns - arrival.sent_ns);
-        if arrival.seq >= last {
-            break;
+        match arrival {
+            Some(arrival) if !collector.record(arrival) => {}
+            _ => break,
         }
     }
-    report.lost = args.count.saturating_sub(report.received);
-    report.cpu_seconds = zshm::usage::cpu_seconds() - cpu_start;
-    report.peak_rss_bytes = zshm::usage::peak_rss_bytes();
-    print_report(&report)?;
+    print_report(&collector.finish())?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn print_report(report: &impl serde::Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string(report)?);
-    Ok(())
 }

@@ -1,0 +1,183 @@
+//! What the benchmark's processes share: the flags `zshm bench` starts each role with
+//! ([`RoleArgs`]), the reports the roles print and `zshm bench` reads back, the paced publishing
+//! loop every publisher runs, and the collection every subscriber runs.
+
+use std::time::Duration;
+
+use super::plan::Mode;
+use crate::cli;
+use crate::support::ticker::{MissedTickBehavior, Ticker};
+
+/// `zshm bench-role`: one process of a case, started by `zshm bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RoleArgs {
+    /// Publish (default: subscribe).
+    #[arg(long)]
+    pub publisher: bool,
+    /// Transport mode.
+    #[arg(long, value_enum)]
+    pub mode: Mode,
+    /// Case id, shared by the case's processes.
+    #[arg(long)]
+    pub case: String,
+    /// Serialized message size.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
+    pub payload: u64,
+    /// Measured messages.
+    #[arg(long)]
+    pub count: u64,
+    /// Unmeasured messages first.
+    #[arg(long)]
+    pub warmup: u64,
+    /// Messages per second (0: as fast as possible).
+    #[arg(long, value_parser = cli::rate_or_unpaced)]
+    pub rate: f64,
+    /// Subscribers the publisher waits for.
+    #[arg(long, default_value_t = 1)]
+    pub subscribers: usize,
+    /// The router.
+    #[arg(short = 'e', long)]
+    pub connect: String,
+    /// Seconds before giving up.
+    #[arg(long, value_parser = cli::seconds)]
+    pub timeout: Duration,
+}
+
+impl RoleArgs {
+    /// The payload size in bytes.
+    pub fn payload(&self) -> usize {
+        // The parser caps it at 1 GiB.
+        self.payload as usize
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the host.
+pub fn mono_ns() -> i64 {
+    let now = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .expect("CLOCK_MONOTONIC exists on Linux");
+    now.tv_sec() * 1_000_000_000 + now.tv_nsec()
+}
+
+/// What a subscriber reports.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct SubReport {
+    /// Measured messages received.
+    pub received: u64,
+    /// Measured messages missing.
+    pub lost: u64,
+    /// Of which received through shared memory.
+    pub shm: u64,
+    /// Latency of each received message, ns.
+    pub latencies_ns: Vec<i64>,
+    /// First and last receive time (CLOCK_MONOTONIC ns), for throughput.
+    pub first_ns: i64,
+    /// See `first_ns`.
+    pub last_ns: i64,
+    /// CPU seconds spent while measuring.
+    pub cpu_seconds: f64,
+    /// Peak resident set size.
+    pub peak_rss_bytes: u64,
+}
+
+/// What a publisher reports.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct PubReport {
+    /// Measured messages published.
+    pub published: u64,
+    /// CPU seconds spent while measuring.
+    pub cpu_seconds: f64,
+    /// Peak resident set size.
+    pub peak_rss_bytes: u64,
+}
+
+/// Prints a report as the one JSON line `zshm bench` reads.
+pub fn print_report(report: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string(report)?);
+    Ok(())
+}
+
+/// Publishes `warmup + count` messages at the case's rate, calling `publish(i)` for each, and
+/// reports the measured part (the CPU time of the last `count` messages).
+pub async fn publish_paced(
+    args: &RoleArgs,
+    mut publish: impl AsyncFnMut(u64) -> anyhow::Result<()>,
+) -> anyhow::Result<PubReport> {
+    // Burst keeps the average rate when a message was late (a benchmark compares rates).
+    let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Burst);
+    let mut cpu_start = zshm::tools::usage::cpu_seconds();
+    for i in 0..args.warmup + args.count {
+        if i == args.warmup {
+            cpu_start = zshm::tools::usage::cpu_seconds();
+        }
+        ticker.tick().await;
+        publish(i).await?;
+    }
+    Ok(PubReport {
+        published: args.count,
+        cpu_seconds: zshm::tools::usage::cpu_seconds() - cpu_start,
+        peak_rss_bytes: zshm::tools::usage::peak_rss_bytes(),
+    })
+}
+
+/// One received message, as the subscriber's callback saw it.
+#[derive(Debug, Clone, Copy)]
+pub struct Arrival {
+    /// When it was readable (CLOCK_MONOTONIC ns).
+    pub at_ns: i64,
+    /// When it was published (CLOCK_MONOTONIC ns).
+    pub sent_ns: i64,
+    /// Its sequence number, from 1.
+    pub seq: u64,
+    /// Whether it came through shared memory.
+    pub shm: bool,
+}
+
+/// Turns arrivals into a [`SubReport`]: skips the warm-up, stops at the last measured message.
+#[derive(Debug)]
+pub struct Collector {
+    warmup: u64,
+    count: u64,
+    report: SubReport,
+    cpu_start: f64,
+}
+
+impl Collector {
+    /// A collector for the case of `args`.
+    pub fn new(args: &RoleArgs) -> Self {
+        Self {
+            warmup: args.warmup,
+            count: args.count,
+            report: SubReport::default(),
+            cpu_start: 0.0,
+        }
+    }
+
+    /// Records one arrival; returns true once the last measured message has arrived.
+    pub fn record(&mut self, arrival: Arrival) -> bool {
+        if arrival.seq <= self.warmup {
+            return false;
+        }
+        let report = &mut self.report;
+        if report.received == 0 {
+            self.cpu_start = zshm::tools::usage::cpu_seconds();
+            report.first_ns = arrival.at_ns;
+        }
+        report.received += 1;
+        report.shm += u64::from(arrival.shm);
+        report.last_ns = arrival.at_ns;
+        report.latencies_ns.push(arrival.at_ns - arrival.sent_ns);
+        arrival.seq >= self.warmup + self.count
+    }
+
+    /// The report, with losses, CPU time and peak memory filled in.
+    pub fn finish(mut self) -> SubReport {
+        self.report.lost = self.count.saturating_sub(self.report.received);
+        self.report.cpu_seconds = if self.report.received > 0 {
+            zshm::tools::usage::cpu_seconds() - self.cpu_start
+        } else {
+            0.0
+        };
+        self.report.peak_rss_bytes = zshm::tools::usage::peak_rss_bytes();
+        self.report
+    }
+}

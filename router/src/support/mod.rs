@@ -1,0 +1,24 @@
+//! What the subcommands share that is not a command: opening sessions from the common flags,
+//! waiting for SIGINT/SIGTERM, pacing loops, child processes, the metrics endpoint and reading
+//! it back. Nothing here imports from `cmd`.
+
+pub mod children;
+pub mod metrics_http;
+pub mod scrape;
+pub mod session;
+pub mod shutdown;
+pub mod ticker;
+
+/// `.context(...)` for zenoh's results: zenoh's error is a boxed `dyn Error`, which does not
+/// implement `std::error::Error` itself, so anyhow's `Context` does not apply to it directly.
+/// This keeps zenoh's error as the source instead of flattening it into a string.
+pub trait ZenohContext<T> {
+    /// Wraps the error with `context`, keeping zenoh's error as its source.
+    fn zenoh_context(self, context: &'static str) -> anyhow::Result<T>;
+}
+
+impl<T> ZenohContext<T> for Result<T, zenoh::Error> {
+    fn zenoh_context(self, context: &'static str) -> anyhow::Result<T> {
+        self.map_err(|err| anyhow::Error::from_boxed(err).context(context))
+    }
+}

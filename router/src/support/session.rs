@@ -1,0 +1,56 @@
+//! Sessions and nodes from the common flags, and the SHM status as the JSON summaries print it.
+
+use anyhow::Context;
+
+use crate::cli::{NodeArgs, SessionArgs};
+
+/// A session builder from the shared flags.
+pub fn builder(role: zshm::Role, args: &SessionArgs) -> zshm::SessionBuilder {
+    let mut builder = zshm::Session::builder_for(role)
+        .listen(args.listen.iter().cloned())
+        .connect(args.connect.iter().cloned())
+        .no_shm(args.no_shm);
+    if let Some(path) = &args.config {
+        builder = builder.config_file(path);
+    }
+    builder
+}
+
+/// Opens a node session from the shared flags.
+pub async fn open(args: &SessionArgs) -> anyhow::Result<zshm::Session> {
+    builder(zshm::Role::Session, args)
+        .open()
+        .await
+        .context("cannot open the session")
+}
+
+/// Opens a node session and creates the node `name` from the shared node flags.
+pub async fn open_node(node: &NodeArgs, name: &str) -> anyhow::Result<zshm::ros::Node> {
+    let session = open(&node.session).await?;
+    let options = zshm::ros::NodeOptions {
+        namespace: node.namespace.clone(),
+        domain: node.domain,
+        ..Default::default()
+    };
+    zshm::ros::Node::new(&session, name, options)
+        .await
+        .context("cannot create the node")
+}
+
+/// Closes the session, with the error's story kept.
+pub async fn close(session: &zshm::Session) -> anyhow::Result<()> {
+    session.close().await.context("cannot close the session")
+}
+
+/// The session's SHM status as JSON, for summaries.
+pub fn shm_status_json(status: &zshm::ShmStatus) -> serde_json::Value {
+    match status.unavailable_reason() {
+        None => serde_json::json!({ "active": true, "detail": status.to_string() }),
+        Some(reason) => serde_json::json!({
+            "active": false,
+            "reason": reason.label(),
+            "detail": reason.to_string(),
+            "remedy": reason.remedy(),
+        }),
+    }
+}
