@@ -1,0 +1,218 @@
+//! The architecture holds: each module of the library imports only from the layers below it, as
+//! the README's "Layers" table lists them, and the `zshm` program's parts import only downward
+//! (`main` → `cmd` → `support` → `cli`, and no command from another command's file except the
+//! shared ones). Reads the sources; a new import against the table fails here.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The library's layers from the README, lowest first: `| 1 | `text` | purpose |`.
+fn readme_layers() -> Vec<String> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme
+        .split("\n### Layers of the library")
+        .nth(1)
+        .expect("README has a '### Layers of the library' section");
+    let mut layers = Vec::new();
+    for line in section.lines().skip_while(|l| !l.starts_with('|')) {
+        if !line.starts_with('|') {
+            break;
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (Some(number), Some(module)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        if let Ok(number) = number.parse::<usize>() {
+            assert_eq!(number, layers.len() + 1, "layers are numbered in order: {line}");
+            layers.push(module.trim_matches('`').to_owned());
+        }
+    }
+    assert!(layers.len() > 5, "the layer table was not found: {layers:?}");
+    layers
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The code of a file without its comments (doc links may point anywhere).
+fn code(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The first path segments named after `crate::`, including each item of `crate::{a, b::c}`.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let after = &rest[at + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    found.push(name);
+                }
+            }
+        } else {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            found.push(name);
+        }
+        rest = after;
+    }
+    found
+}
+
+/// `src/<module>/...` or `src/<module>.rs` → `<module>`.
+fn top_module(src: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(src).unwrap();
+    let first = relative
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_owned()
+}
+
+#[test]
+fn library_modules_import_only_from_lower_layers() {
+    let layers = readme_layers();
+    let rank: BTreeMap<&str, usize> = layers.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+    let src = repo().join("session-lib/src");
+    let mut violations = Vec::new();
+    for file in sources(&src) {
+        let module = top_module(&src, &file);
+        if module == "lib" {
+            continue; // the facade re-exports from every layer
+        }
+        let Some(&own) = rank.get(module.as_str()) else {
+            violations.push(format!(
+                "{}: module `{module}` is not in the README's layer table",
+                file.display()
+            ));
+            continue;
+        };
+        for target in crate_paths(&code(&file)) {
+            match rank.get(target.as_str()) {
+                Some(&theirs) if theirs <= own => {}
+                Some(_) => violations.push(format!(
+                    "{}: `{module}` imports `{target}`, a higher layer",
+                    file.display()
+                )),
+                None => violations.push(format!(
+                    "{}: `crate::{target}` is not a layer; import from the module that owns it",
+                    file.display()
+                )),
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "layer violations:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn every_library_module_is_in_the_layer_table() {
+    let layers = readme_layers();
+    let lib = std::fs::read_to_string(repo().join("session-lib/src/lib.rs")).unwrap();
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ").or_else(|| l.strip_prefix("mod ")))
+        .filter_map(|l| l.strip_suffix(';'))
+        .collect();
+    assert_eq!(
+        declared, layers,
+        "lib.rs declares its modules in the README's layer order"
+    );
+}
+
+#[test]
+fn the_program_imports_downward_and_commands_stand_alone() {
+    let src = repo().join("router/src");
+    // Who may import whom, by top-level part of the program.
+    let allowed: BTreeMap<&str, &[&str]> = BTreeMap::from([
+        ("main", &["cli", "cmd", "support"][..]),
+        ("cmd", &["cli", "cmd", "support"][..]),
+        ("support", &["cli", "support"][..]),
+        ("cli", &["cli"][..]),
+    ]);
+    let mut violations = Vec::new();
+    for file in sources(&src) {
+        let part = top_module(&src, &file);
+        let code = code(&file);
+        for target in crate_paths(&code) {
+            if !allowed[part.as_str()].contains(&target.as_str()) {
+                violations.push(format!("{}: `{part}` imports `crate::{target}`", file.display()));
+            }
+        }
+        // A command reads alone: it may use the shared flags and helpers, not another command,
+        // except `nodes` reusing the graph query of `topics`.
+        let name = file.file_stem().unwrap().to_string_lossy().to_string();
+        let in_cmd_root = file.parent() == Some(src.join("cmd").as_path());
+        if in_cmd_root && name != "mod" {
+            for line in code.lines().filter(|l| l.contains("super::")) {
+                let uses_topics = name == "nodes" && line.contains("super::topics::snapshot");
+                if !uses_topics {
+                    violations.push(format!(
+                        "{}: a command imports another: {}",
+                        file.display(),
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    // The benchmark's roles share one module instead of importing each other.
+    let iox = code(&src.join("cmd/bench/iox.rs"));
+    if iox.contains("role::") {
+        violations.push("cmd/bench/iox.rs imports from role.rs (use bench/shared.rs)".into());
+    }
+    assert!(
+        violations.is_empty(),
+        "import violations:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_grouped_and_nested_paths() {
+    let found = crate_paths("use crate::{config::Role, shm};\nlet x = crate::ros::Node::new();");
+    assert_eq!(found, ["config", "shm", "ros"]);
+    assert!(
+        crate_paths("// crate::ros in a comment").len() == 1,
+        "code() strips comments, not crate_paths"
+    );
+}
