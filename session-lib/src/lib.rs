@@ -39,7 +39,7 @@
 //! ## Layers
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
-//! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`session`], [`raw`],
+//! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
 //! [`cdr`], [`msgs`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
 //! the benchmarks, not nodes.
 
@@ -52,6 +52,8 @@ pub mod config;
 pub mod stats;
 
 pub mod shm;
+
+pub mod lane;
 
 pub mod session;
 

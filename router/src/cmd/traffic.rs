@@ -2,7 +2,7 @@
 //! the workshop's `just iftop_lo`. It reads the exporter (`zshm router` serves it by default) once
 //! per interval and prints rates:
 //!
-//! `loopback 212.31 MB/s | shm 105.20 MB/s | network payload 0.00 MB/s | shm share 100%`
+//! `loopback 0.02 MB/s | lane 105.20 MB/s | shm 0.00 MB/s | network payload 0.00 MB/s | shared memory 100%`
 //!
 //! Payload rates count what zshm and zenoh nodes other than routers send, so a message relayed
 //! by a router is counted once.
@@ -41,14 +41,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let now = (scrape::traffic(&args.url).await?, Instant::now());
         let seconds = now.1.duration_since(previous.1).as_secs_f64();
         let rate = |f: fn(&Traffic) -> f64| (f(&now.0) - f(&previous.0)).max(0.0) / seconds / 1e6;
-        let (shm, network) = (rate(|c| c.shm), rate(|c| c.network));
-        let share = if shm + network > 0.0 {
-            100.0 * shm / (shm + network)
+        let (lane, shm, network) = (rate(|c| c.lane), rate(|c| c.shm), rate(|c| c.network));
+        let total = lane + shm + network;
+        let share = if total > 0.0 {
+            100.0 * (lane + shm) / total
         } else {
             0.0
         };
         println!(
-            "loopback {:.2} MB/s | shm {shm:.2} MB/s | network payload {network:.2} MB/s | shm share {share:.0}%",
+            "loopback {:.2} MB/s | lane {lane:.2} MB/s | shm {shm:.2} MB/s | network payload {network:.2} MB/s | shared memory {share:.0}%",
             rate(|c| c.loopback)
         );
         previous = now;

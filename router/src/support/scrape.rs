@@ -7,8 +7,10 @@ use anyhow::Context;
 pub struct Traffic {
     /// Bytes through the loopback interface (tx side; equal to rx on `lo`).
     pub loopback: f64,
-    /// Payload bytes sent through shared memory by nodes other than routers.
+    /// Payload bytes sent through zenoh's shared memory by nodes other than routers.
     pub shm: f64,
+    /// Payload bytes sent through the same-host lane.
+    pub lane: f64,
     /// Payload bytes sent over the network by nodes other than routers.
     pub network: f64,
 }
@@ -19,6 +21,7 @@ impl Traffic {
         Traffic {
             loopback: (self.loopback - earlier.loopback).max(0.0),
             shm: (self.shm - earlier.shm).max(0.0),
+            lane: (self.lane - earlier.lane).max(0.0),
             network: (self.network - earlier.network).max(0.0),
         }
     }
@@ -49,6 +52,7 @@ pub async fn traffic(url: &str) -> anyhow::Result<Traffic> {
             "zshm_payload_bytes_total" if label("direction") == "tx" && label("role") != "router" => {
                 match label("path") {
                     "shm" => traffic.shm += value,
+                    "lane" => traffic.lane += value,
                     _ => traffic.network += value,
                 }
             }

@@ -21,6 +21,12 @@ pub const ROUTER_CHECK_ATTEMPTS: &str = "ZENOH_ROUTER_CHECK_ATTEMPTS";
 pub const ZENOH_RUNTIME: &str = "ZENOH_RUNTIME";
 /// `ROS_DOMAIN_ID`: the ROS 2 domain, 0 when unset.
 pub const ROS_DOMAIN_ID: &str = "ROS_DOMAIN_ID";
+/// `ZSHM_LANE`: `off` turns the same-host lane off (`on`, the default, leaves it on).
+pub const ZSHM_LANE: &str = "ZSHM_LANE";
+/// `ZSHM_LANE_ROOT`: the lane's private iceoryx2 directory instead of the per-user default.
+pub const ZSHM_LANE_ROOT: &str = "ZSHM_LANE_ROOT";
+/// `XDG_RUNTIME_DIR`: the user's private runtime directory, where the lane lives by default.
+pub const XDG_RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";
 
 /// Every variable in this list is captured by [`Environment::from_process`].
 pub const ALL: &[&str] = &[
@@ -32,6 +38,9 @@ pub const ALL: &[&str] = &[
     ROUTER_CHECK_ATTEMPTS,
     ZENOH_RUNTIME,
     ROS_DOMAIN_ID,
+    ZSHM_LANE,
+    ZSHM_LANE_ROOT,
+    XDG_RUNTIME_DIR,
 ];
 
 /// A snapshot of the environment variables that influence a zshm session.

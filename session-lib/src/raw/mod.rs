@@ -25,13 +25,18 @@
 //! ```
 
 mod error;
+mod loan;
 mod publisher;
+mod route;
+mod sample;
 mod subscription;
 
-pub use crate::shm::RawLoan;
 pub use error::{DeclareError, PublishError};
+pub use loan::RawLoan;
 pub use publisher::{AdvancedPublisherOptions, PublisherOptions, RawPublisher};
+pub use route::{LaneRoute, Plan};
+pub use sample::{DataPath, RawSample};
 pub use subscription::{
-    AdvancedSubscriptionOptions, RawCallbackSubscription, RawSample, RawSubscription, SUBSCRIPTION_QUEUE,
+    AdvancedSubscriptionOptions, RawCallbackSubscription, RawSubscription, SUBSCRIPTION_QUEUE,
     SubscriptionOptions,
 };

@@ -1,5 +1,6 @@
 //! [`RawPublisher`]: raw-bytes publishing that goes through shared memory at or above the
-//! threshold, with zero-copy loans.
+//! threshold, with zero-copy loans, and through the same-host lane when it has one
+//! ([`RawPublisher::set_lane`], [`RawPublisher::send`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,9 +9,12 @@ use zenoh::bytes::ZBytes;
 use zenoh::qos::{CongestionControl, Reliability};
 
 use super::error::{DeclareError, PublishError};
+use super::loan::{Buffer, RawLoan};
+use super::route::LaneRoute;
+use crate::lane::LaneHeader;
 use crate::session::Session;
-use crate::shm::{RawLoan, ShmPool};
-use crate::stats::SessionStats;
+use crate::shm::ShmPool;
+use crate::stats::{LaneFallback, SessionStats};
 
 /// How a publisher delivers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +59,7 @@ pub struct RawPublisher {
     pool: Option<Arc<ShmPool>>,
     threshold: usize,
     stats: Arc<SessionStats>,
+    lane: Option<Arc<LaneRoute>>,
 }
 
 #[derive(Debug)]
@@ -113,6 +118,7 @@ impl Session {
             pool: self.shm_pool().cloned(),
             threshold: self.shm_threshold(),
             stats: self.stats().clone(),
+            lane: None,
         })
     }
 }
@@ -126,22 +132,70 @@ impl RawPublisher {
         }
     }
 
-    /// A buffer for a payload of `len` bytes: a loan from the SHM pool at or above the
-    /// threshold, the heap below it (small messages gain nothing from SHM).
+    /// Gives the publisher a same-host lane: from now on, loans come from the lane while it has
+    /// subscribers, and [`send`](Self::send) routes each message as the route decides.
+    pub fn set_lane(&mut self, route: Arc<LaneRoute>) {
+        self.lane = Some(route);
+    }
+
+    /// The lane's route, when the publisher has a lane.
+    pub fn lane(&self) -> Option<&Arc<LaneRoute>> {
+        self.lane.as_ref()
+    }
+
+    /// A buffer for a payload of `len` bytes: in the lane when it has subscribers, else a loan
+    /// from the SHM pool at or above the threshold, the heap below it (small messages gain
+    /// nothing from zenoh's SHM).
     pub async fn buffer(&self, len: usize) -> RawLoan {
-        if len >= self.threshold {
-            self.loan(len).await
+        if let Some(loan) = self.lane_loan(len) {
+            loan
+        } else if len >= self.threshold {
+            self.zenoh_loan(len).await
         } else {
             RawLoan::heap(len)
         }
     }
 
-    /// A writable buffer of `len` bytes, from the SHM pool when shared memory is active (see
-    /// [`RawLoan`] for the fallback). Fill it, then [`publish_loan`](Self::publish_loan) it.
+    /// A writable buffer of `len` bytes: in the lane when it has subscribers, else from the SHM
+    /// pool when shared memory is active (see [`RawLoan`] for the fallback). Fill it, then
+    /// [`publish_loan`](Self::publish_loan) it.
     pub async fn loan(&self, len: usize) -> RawLoan {
+        match self.lane_loan(len) {
+            Some(loan) => loan,
+            None => self.zenoh_loan(len).await,
+        }
+    }
+
+    async fn zenoh_loan(&self, len: usize) -> RawLoan {
         match &self.pool {
-            Some(pool) => pool.loan(len).await,
+            Some(pool) => match pool.loan(len).await {
+                Some(buffer) => RawLoan::shm(buffer),
+                None => RawLoan::heap(len),
+            },
             None => RawLoan::heap(len),
+        }
+    }
+
+    fn lane_loan(&self, len: usize) -> Option<RawLoan> {
+        let route = self.lane.as_ref()?;
+        if !route.plan().lane {
+            return None;
+        }
+        match route.sender().loan(len) {
+            Ok(loan) => Some(RawLoan::lane(loan)),
+            Err(err) => {
+                self.lane_failed(&err.to_string());
+                None
+            }
+        }
+    }
+
+    fn lane_failed(&self, error: &str) {
+        if self.stats.lane().fallback(LaneFallback::SendFailed) {
+            tracing::warn!(
+                key = self.key_expr(),
+                "lane: a message went through zenoh instead (counted; later ones are not logged): {error}"
+            );
         }
     }
 
@@ -150,20 +204,103 @@ impl RawPublisher {
         self.publish_loan_with_attachment(loan, None).await
     }
 
-    /// Sends a filled loan with an attachment.
+    /// Sends a filled loan with an attachment, through zenoh (a lane loan is copied once).
     pub async fn publish_loan_with_attachment(
         &self,
         loan: RawLoan,
         attachment: Option<ZBytes>,
     ) -> Result<(), PublishError> {
-        let (shm, len) = (loan.is_shm(), loan.len());
-        self.put(loan.into_zbytes(), attachment).await?;
+        self.put_buffer(loan.into_buffer(), attachment).await
+    }
+
+    async fn put_buffer(&self, buffer: Buffer, attachment: Option<ZBytes>) -> Result<(), PublishError> {
+        let (payload, shm) = match buffer.into_zbytes() {
+            Ok(payload) => {
+                let shm = payload.as_shm().is_some();
+                (payload, shm)
+            }
+            Err(lane_loan) => {
+                let payload = self.zenoh_copy(lane_loan.bytes()).await;
+                let shm = payload.as_shm().is_some();
+                (payload, shm)
+            }
+        };
+        let len = payload.len();
+        self.put(payload, attachment).await?;
         self.stats.published(shm, len);
         Ok(())
     }
 
+    /// Sends a filled loan numbered `sequence` (increasing per publisher) with its attachment:
+    /// through the lane when it has subscribers, and through zenoh unless every subscriber zenoh
+    /// knows is served by the lane ([`LaneRoute`]). Without a lane, the same as
+    /// [`publish_loan_with_attachment`](Self::publish_loan_with_attachment).
+    pub async fn send(&self, loan: RawLoan, attachment: &[u8], sequence: i64) -> Result<(), PublishError> {
+        let Some(route) = self.lane.clone() else {
+            return self
+                .publish_loan_with_attachment(loan, Some(ZBytes::from(attachment.to_vec())))
+                .await;
+        };
+        let plan = route.plan();
+        let lane_loan = match loan.into_buffer() {
+            Buffer::Lane(lane_loan) => lane_loan,
+            zenoh_buffer => {
+                // Loaned for zenoh (the lane had no subscriber then): lane subscribers have a zenoh
+                // subscription too, and the headers of later lane messages say it went this way.
+                route.zenoh_until(sequence, true);
+                return self
+                    .put_buffer(zenoh_buffer, Some(ZBytes::from(attachment.to_vec())))
+                    .await;
+            }
+        };
+        let zenoh_until = route.zenoh_until(sequence, plan.zenoh);
+        let Some(header) = LaneHeader::new(sequence, zenoh_until, attachment) else {
+            self.lane_failed("the attachment is too long for the lane header");
+            route.zenoh_until(sequence, true);
+            return self
+                .put_buffer(Buffer::Lane(lane_loan), Some(ZBytes::from(attachment.to_vec())))
+                .await;
+        };
+        let len = lane_loan.bytes().len();
+        let copy = if plan.zenoh {
+            Some(self.zenoh_copy(lane_loan.bytes()).await)
+        } else {
+            None
+        };
+        let sender = route.sender().clone();
+        let sent = if sender.is_blocking() {
+            blocking(move || sender.send(lane_loan, header))
+        } else {
+            sender.send(lane_loan, header)
+        };
+        if let Err(err) = sent {
+            self.lane_failed(&err.to_string());
+        }
+        match copy {
+            Some(payload) => {
+                let shm = payload.as_shm().is_some();
+                self.put(payload, Some(ZBytes::from(attachment.to_vec()))).await?;
+                self.stats.published(shm, len);
+            }
+            None => self.stats.lane().zenoh_skipped(),
+        }
+        Ok(())
+    }
+
+    /// A copy of `bytes` for zenoh: in the SHM pool at or above the threshold, else on the heap.
+    async fn zenoh_copy(&self, bytes: &[u8]) -> ZBytes {
+        if bytes.len() >= self.threshold
+            && let Some(pool) = &self.pool
+            && let Some(mut buffer) = pool.loan(bytes.len()).await
+        {
+            buffer.copy_from_slice(bytes);
+            return buffer.into();
+        }
+        bytes.to_vec().into()
+    }
+
     /// Sends a copy of `data`: one copy into the SHM pool at or above the threshold, into the
-    /// heap below it or when shared memory is off.
+    /// heap below it or when shared memory is off. Always through zenoh.
     pub async fn publish(&self, data: &[u8]) -> Result<(), PublishError> {
         self.publish_with_attachment(data, None).await
     }
@@ -174,14 +311,11 @@ impl RawPublisher {
         data: &[u8],
         attachment: Option<ZBytes>,
     ) -> Result<(), PublishError> {
-        let buffer = if self.pool.is_some() && data.len() >= self.threshold {
-            let mut loan = self.loan(data.len()).await;
-            loan.copy_from_slice(data);
-            loan
-        } else {
-            RawLoan::from_vec(data.to_vec())
-        };
-        self.publish_loan_with_attachment(buffer, attachment).await
+        let payload = self.zenoh_copy(data).await;
+        let (shm, len) = (payload.as_shm().is_some(), payload.len());
+        self.put(payload, attachment).await?;
+        self.stats.published(shm, len);
+        Ok(())
     }
 
     async fn put(&self, payload: ZBytes, attachment: Option<ZBytes>) -> Result<(), PublishError> {
@@ -225,5 +359,16 @@ impl RawPublisher {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+}
+
+/// Runs `send`, which may wait (a RELIABLE + KEEP_ALL lane waits for full subscribers), without
+/// stalling the other tasks of a multi-threaded runtime.
+fn blocking<R>(send: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(send)
+        }
+        _ => send(),
     }
 }

@@ -1,5 +1,5 @@
-//! [`RawSubscription`], [`RawCallbackSubscription`] and [`RawSample`]: receiving raw bytes, read
-//! in place.
+//! [`RawSubscription`] and [`RawCallbackSubscription`]: receiving raw bytes through zenoh, read
+//! in place ([`RawSample`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,56 +7,9 @@ use std::time::Duration;
 use futures_core::Stream;
 
 use super::error::DeclareError;
+use super::sample::RawSample;
 use crate::session::Session;
 use crate::stats::SessionStats;
-
-/// One received message. [`payload`](Self::payload) borrows the received bytes: for a sample
-/// that came through shared memory, these are the publisher's bytes in /dev/shm.
-#[derive(Debug)]
-pub struct RawSample {
-    inner: zenoh::sample::Sample,
-    /// Only set when zenoh delivered the payload in several pieces (large messages fragmented
-    /// over TCP); they are joined once so that `payload()` is always one slice.
-    joined: Option<Vec<u8>>,
-    shm: bool,
-}
-
-impl RawSample {
-    pub(crate) fn new(inner: zenoh::sample::Sample) -> Self {
-        let payload = inner.payload();
-        let shm = payload.as_shm().is_some();
-        let joined = (payload.slices().nth(1).is_some()).then(|| payload.to_bytes().into_owned());
-        Self { inner, joined, shm }
-    }
-
-    /// The payload bytes, without a copy when they arrived in one piece (always for SHM).
-    pub fn payload(&self) -> &[u8] {
-        match &self.joined {
-            Some(bytes) => bytes,
-            None => self.inner.payload().slices().next().unwrap_or(&[]),
-        }
-    }
-
-    /// True when the payload is in shared memory.
-    pub fn is_shm(&self) -> bool {
-        self.shm
-    }
-
-    /// The key expression the sample was published on.
-    pub fn key_expr(&self) -> &str {
-        self.inner.key_expr().as_str()
-    }
-
-    /// The attachment, if any.
-    pub fn attachment(&self) -> Option<&zenoh::bytes::ZBytes> {
-        self.inner.attachment()
-    }
-
-    /// The underlying zenoh sample.
-    pub fn zenoh(&self) -> &zenoh::sample::Sample {
-        &self.inner
-    }
-}
 
 /// A subscription that queues samples; read them with [`recv`](Self::recv) or as a stream.
 ///

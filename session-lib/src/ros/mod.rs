@@ -10,11 +10,14 @@
 //! * [`Node`], [`Publisher`], [`Subscription`], [`Sample`], [`Loan`]: the typed API built on
 //!   these (the payload encoding is [`crate::cdr`]).
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
+//! * [`lane`]: which publishers a subscription receives through the same-host lane, when a
+//!   publisher skips zenoh, and how both paths merge into one ordered delivery.
 
 pub mod attachment;
 pub mod gid;
 pub mod graph;
 pub mod keyexpr;
+pub mod lane;
 pub mod liveliness;
 pub mod names;
 pub mod qos;

@@ -6,8 +6,6 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use zenoh::bytes::ZBytes;
-
 use super::attachment::Attachment;
 use super::gid::Gid;
 use super::liveliness::{self, EndpointInfo, EntityKind};
@@ -30,6 +28,7 @@ pub struct Publisher<T> {
     gid: Gid,
     sequence: AtomicI64,
     _token: zenoh::liveliness::LivelinessToken,
+    _lane: Option<super::lane::route::PublisherLane>,
     _type: PhantomData<fn(T)>,
 }
 
@@ -63,12 +62,14 @@ impl Node {
     ) -> Result<Publisher<T>, NodeError> {
         let info = self.endpoint::<T>(EntityKind::Publisher, topic, qos)?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
-        let raw = self
+        let mut raw = self
             .session()
             .declare_publisher(&key, publisher_options(&qos))
             .await?;
         let token = liveliness::endpoint_token(&info);
         let gid = Gid::of_token(&token);
+        // The lane exists before the token: subscribers look for it when they see the token.
+        let lane = super::lane::route::start(self.session(), &info, gid, &key, &mut raw).await;
         let token = declare_token(self.session(), token).await?;
         Ok(Publisher {
             raw,
@@ -76,6 +77,7 @@ impl Node {
             gid,
             sequence: AtomicI64::new(0),
             _token: token,
+            _lane: lane,
             _type: PhantomData,
         })
     }
@@ -96,10 +98,14 @@ impl<T: Message> Publisher<T> {
             source_timestamp: wall_clock_nanos(),
             source_gid: self.gid,
         };
-        let attachment = ZBytes::from(attachment.encode().to_vec());
         self.raw
-            .publish_loan_with_attachment(buffer, Some(attachment))
+            .send(buffer, &attachment.encode(), attachment.sequence_number)
             .await
+    }
+
+    /// Whether messages currently skip zenoh because every subscriber is served by the lane.
+    pub fn skips_zenoh(&self) -> bool {
+        self.raw.lane().is_some_and(|route| route.skips_zenoh())
     }
 
     /// The publisher's GID (carried in every attachment).
@@ -157,9 +163,14 @@ impl<T: LoanableMessage> Loan<T> {
         self.buffer[at + 4..at + 8].copy_from_slice(&stamp.nanosec.to_le_bytes());
     }
 
-    /// True when the buffer is in shared memory.
+    /// True when the buffer is in shared memory (zenoh's pool or the lane).
     pub fn is_shm(&self) -> bool {
         self.buffer.is_shm()
+    }
+
+    /// True when the buffer is in the publisher's lane segment.
+    pub fn is_lane(&self) -> bool {
+        self.buffer.is_lane()
     }
 }
 

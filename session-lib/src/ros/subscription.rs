@@ -8,11 +8,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::attachment::Attachment;
 use super::gid::Gid;
+use super::lane::attach::{self, SubscriptionLane};
+use super::lane::paths::Paths;
 use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
 use crate::msgs::Message;
-use crate::raw::{AdvancedSubscriptionOptions, RawCallbackSubscription, RawSample, SubscriptionOptions};
+use crate::raw::{
+    AdvancedSubscriptionOptions, DataPath, RawCallbackSubscription, RawSample, SubscriptionOptions,
+};
 use crate::stats::{DropReason, SessionStats};
 
 /// A received message of type `T` with its rmw_zenoh metadata. The payload was validated on
@@ -51,9 +55,14 @@ impl<T: Message> Sample<T> {
         self.attachment.source_gid
     }
 
-    /// True when the payload came through shared memory.
+    /// True when the payload came through shared memory (zenoh's or the lane).
     pub fn is_shm(&self) -> bool {
         self.sample.is_shm()
+    }
+
+    /// The path the message came through: the lane, zenoh's shared memory, or the network.
+    pub fn path(&self) -> DataPath {
+        self.sample.path()
     }
 
     /// The raw CDR payload.
@@ -65,6 +74,8 @@ impl<T: Message> Sample<T> {
 /// Receives messages of type `T` on one topic until dropped.
 #[derive(Debug)]
 pub struct Subscription<T> {
+    // The lane goes first: its thread stops before zenoh's subscriber is undeclared.
+    _lane: Option<SubscriptionLane>,
     _receiver: RawCallbackSubscription,
     info: EndpointInfo,
     _token: zenoh::liveliness::LivelinessToken,
@@ -145,16 +156,28 @@ impl Node {
             stats: self.session().stats().clone(),
             warned: Default::default(),
         };
+        // zenoh's callback and the lane's thread deliver through the same checks and callback.
+        let lane = attach::wanted(self.session(), &info);
+        let admit = move |sample| {
+            let sample = gate.admit::<T>(sample)?;
+            let (gid, sequence) = (sample.publisher_gid(), sample.sequence_number());
+            Some((sample, gid, sequence))
+        };
+        let paths = Arc::new(Paths::new(admit, callback, lane, self.session().stats().clone()));
+        let from_zenoh = paths.clone();
         let receiver = self
             .session()
             .declare_callback_subscription(&key, subscription_options(&qos), move |sample| {
-                if let Some(received) = gate.admit::<T>(sample) {
-                    callback(received);
-                }
+                from_zenoh.zenoh(sample)
             })
             .await?;
+        let lane = match lane {
+            true => attach::start(self.session(), &info, &key, paths).await,
+            false => None,
+        };
         let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
         Ok(Subscription {
+            _lane: lane,
             _receiver: receiver,
             info,
             _token: token,

@@ -8,11 +8,14 @@
 //! 2. check /dev/shm and the locked-memory limit ([`crate::shm::preflight`]); on failure, turn
 //!    SHM off (and `mode` to `lazy`, which zenoh needs to not panic) before opening;
 //! 3. open; if that fails with SHM on, reopen once with SHM off;
-//! 4. create the SHM pool now, not on the first big message;
-//! 5. for nodes, check for a router `ZENOH_ROUTER_CHECK_ATTEMPTS` times, as rmw_zenoh does.
+//! 4. for nodes, check for a router `ZENOH_ROUTER_CHECK_ATTEMPTS` times, as rmw_zenoh does.
 //!
-//! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`].
+//! The SHM pool is created by the first loan that needs it ([`crate::shm::ShmPool`]), and the
+//! same-host lane's iceoryx2 node by the first ROS endpoint ([`Session::lane_status`]).
+//! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`] or
+//! [`Session::lane_status`].
 
+mod lane;
 pub mod report;
 
 use std::path::PathBuf;
@@ -20,8 +23,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use self::lane::LaneSlot;
 use self::report::{Histograms, ReportSource};
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
+use crate::lane::{LaneContext, LaneStatus, LaneUnavailable};
 use crate::shm::{self, ShmPool, ShmStatus, ShmUnavailable};
 use crate::stats::SessionStats;
 use crate::stats::histogram::LatencyHistogram;
@@ -68,6 +73,7 @@ pub struct SessionBuilder {
     request: ConfigRequest,
     env: Environment,
     dev_shm: PathBuf,
+    no_lane: bool,
 }
 
 impl SessionBuilder {
@@ -95,7 +101,13 @@ impl SessionBuilder {
         self
     }
 
-    /// Reads the `ZENOH_*` variables from `env` instead of the process environment.
+    /// Turns the same-host lane off (zshm nodes then talk through zenoh, as with `ZSHM_LANE=off`).
+    pub fn no_lane(mut self, no_lane: bool) -> Self {
+        self.no_lane = no_lane;
+        self
+    }
+
+    /// Reads the `ZENOH_*` and `ZSHM_*` variables from `env` instead of the process environment.
     pub fn environment(mut self, env: Environment) -> Self {
         self.env = env;
         self
@@ -115,12 +127,17 @@ impl SessionBuilder {
         let router_checks = router_check_attempts(&self.env)?;
         let ros_domain_id = ros_domain_id(&self.env)?;
         let settings = resolved.shm.clone();
+        let lane_settings = crate::lane::domain::settings(&self.env, &settings, self.no_lane)?;
+        let admin_space = admin_space_readable(&resolved.zenoh);
 
         let mut verdict = shm::plan(&settings, &self.dev_shm);
         let mut zenoh_config = resolved.zenoh.clone();
         if verdict.is_err() {
             disable_shm(&mut zenoh_config);
         }
+        // zshm allocates every SHM message itself; zenoh's own pool would pin its full size in
+        // every process (see crate::shm). The key exists in zenoh's schema.
+        let _ = zenoh_config.insert_json5("transport/shared_memory/transport_optimization/enabled", "false");
         let session = match zenoh::open(zenoh_config.clone()).await {
             Ok(session) => session,
             Err(err) if verdict.is_ok() && mentions_shm(&err.to_string()) => {
@@ -136,27 +153,26 @@ impl SessionBuilder {
         };
 
         let stats = Arc::new(SessionStats::default());
-        let pool = match verdict {
-            Ok(()) => shm::acquire_provider(&session, &settings).await,
-            Err(reason) => Err(reason),
-        };
-        let (shm_status, pool) = match pool {
-            Ok(provider) => (
+        let (shm_status, pool) = match verdict {
+            Ok(()) => (
                 ShmStatus::Active {
                     pool_size: settings.pool_size,
                     threshold: settings.message_size_threshold,
                 },
-                Some(Arc::new(ShmPool::new(
-                    provider,
-                    settings.pool_size,
-                    stats.clone(),
-                ))),
+                Some(Arc::new(ShmPool::new(settings.pool_size, stats.clone()))),
             ),
             Err(reason) => {
                 log_unavailable(&reason);
                 (ShmStatus::Unavailable(reason), None)
             }
         };
+        let zid = session.zid().to_string();
+        let lane = Arc::new(LaneSlot::new(
+            lane_settings,
+            self.dev_shm.clone(),
+            &zid,
+            stats.clone(),
+        ));
 
         let session = Session {
             shared: Arc::new(Shared {
@@ -165,6 +181,8 @@ impl SessionBuilder {
                 source: resolved.source,
                 shm_status,
                 pool,
+                lane,
+                admin_space,
                 threshold: settings.message_size_threshold,
                 stats,
                 ros_domain_id,
@@ -189,6 +207,13 @@ fn mentions_shm(error: &str) -> bool {
     ["shm", "shared memory", "segment"]
         .iter()
         .any(|word| error.contains(word))
+}
+
+/// Whether the session answers queries on its own admin space (`adminspace` enabled and
+/// readable): a lane publisher reads zenoh's list of subscribers there.
+fn admin_space_readable(config: &zenoh::Config) -> bool {
+    let flag = |key| config.get_json(key).is_ok_and(|value| value == "true");
+    flag("adminspace/enabled") && flag("adminspace/permissions/read")
 }
 
 fn disable_shm(config: &mut zenoh::Config) {
@@ -265,6 +290,8 @@ struct Shared {
     source: ConfigSource,
     shm_status: ShmStatus,
     pool: Option<Arc<ShmPool>>,
+    lane: Arc<LaneSlot>,
+    admin_space: bool,
     threshold: usize,
     stats: Arc<SessionStats>,
     ros_domain_id: u32,
@@ -284,6 +311,7 @@ impl Session {
             request: ConfigRequest::new(role),
             env: Environment::from_process(),
             dev_shm: PathBuf::from(shm::preflight::DEV_SHM),
+            no_lane: false,
         }
     }
 
@@ -305,6 +333,22 @@ impl Session {
     /// Whether this session publishes through shared memory, and if not, why.
     pub fn shm_status(&self) -> &ShmStatus {
         &self.shared.shm_status
+    }
+
+    /// Whether zshm nodes on this host talk through the same-host lane, and if not, why.
+    pub fn lane_status(&self) -> LaneStatus {
+        self.shared.lane.status()
+    }
+
+    /// The session's lane node, created on the first call (it blocks for a few milliseconds:
+    /// call it from a blocking context). `Err` says why the lane is off; that is logged once.
+    pub fn lane(&self) -> Result<Arc<LaneContext>, LaneUnavailable> {
+        self.shared.lane.context()
+    }
+
+    /// Whether this session's admin space answers its own queries (see `admin_space_readable`).
+    pub(crate) fn admin_space_readable(&self) -> bool {
+        self.shared.admin_space
     }
 
     /// The SHM pool, when shared memory is active.
@@ -377,7 +421,8 @@ impl Session {
                 .shm_status
                 .unavailable_reason()
                 .map(|r| r.label().to_owned()),
-            shm_pool_bytes: shared.pool.as_ref().map_or(0, |p| p.size() as u64),
+            pool: shared.pool.as_ref().map(Arc::downgrade),
+            lane: Arc::downgrade(&shared.lane),
             stats: Arc::downgrade(&shared.stats),
             histograms: Arc::downgrade(&shared.histograms),
         };

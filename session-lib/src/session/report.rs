@@ -7,6 +7,8 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
+use super::lane::LaneSlot;
+use crate::shm::ShmPool;
 use crate::stats::histogram::{HistogramSnapshot, LatencyHistogram};
 use crate::stats::{SessionStats, StatsSnapshot};
 
@@ -26,8 +28,14 @@ pub struct NodeReport {
     pub shm_active: bool,
     /// Why not, when it is not (a [`crate::ShmUnavailable`] label).
     pub shm_reason: Option<String>,
-    /// Pool size in bytes (0 when SHM is off).
+    /// Pool size in bytes (0 when SHM is off or no message needed a pool yet).
     pub shm_pool_bytes: u64,
+    /// Whether the same-host lane is on.
+    #[serde(default)]
+    pub lane_on: bool,
+    /// Why not, when it is not (a [`crate::lane::LaneUnavailable`] label).
+    #[serde(default)]
+    pub lane_reason: Option<String>,
     /// The session's counters.
     pub stats: StatsSnapshot,
     /// Latency histograms by topic.
@@ -75,20 +83,28 @@ pub(crate) struct ReportSource {
     pub(crate) role: String,
     pub(crate) shm_active: bool,
     pub(crate) shm_reason: Option<String>,
-    pub(crate) shm_pool_bytes: u64,
+    pub(crate) pool: Option<Weak<ShmPool>>,
+    pub(crate) lane: Weak<LaneSlot>,
     pub(crate) stats: Weak<SessionStats>,
     pub(crate) histograms: Weak<Histograms>,
 }
 
 impl ReportSource {
     fn report(&self) -> Option<NodeReport> {
+        let lane = self.lane.upgrade()?.status();
         Some(NodeReport {
             zid: self.zid.clone(),
             role: self.role.clone(),
             program: program_name(),
             shm_active: self.shm_active,
             shm_reason: self.shm_reason.clone(),
-            shm_pool_bytes: self.shm_pool_bytes,
+            shm_pool_bytes: self
+                .pool
+                .as_ref()
+                .and_then(Weak::upgrade)
+                .map_or(0, |pool| pool.size() as u64),
+            lane_on: lane.is_on(),
+            lane_reason: lane.unavailable_reason().map(|r| r.label().to_owned()),
             stats: self.stats.upgrade()?.snapshot(),
             latency: self.histograms.upgrade()?.snapshot(),
         })

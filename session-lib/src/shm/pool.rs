@@ -1,75 +1,124 @@
-//! [`ShmPool`]: allocation from a session's SHM provider with a bounded reclaim-and-retry and a
-//! counted heap fallback. It never blocks for long and never fails.
+//! [`ShmPool`]: a session's SHM pool, created by the first loan and sized from what is
+//! published, with a bounded reclaim-and-retry and a counted fallback. It never blocks for long.
+//!
+//! A node that never publishes a message at or above the threshold never creates a pool, so it
+//! pins nothing in /dev/shm and locks nothing in RAM (zenoh `mlock`s every segment it creates).
+//! The first loan creates a pool of [`POOL_MESSAGES`] messages of its size (at least
+//! [`MIN_POOL`], at most the configured size); a larger message later replaces it by one at least
+//! twice as big. zenoh's receivers keep every segment they ever mapped (docs/zenoh-shm.md), so
+//! doubling bounds what the old pools cost them to the size of the last one.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use zenoh::Wait;
-use zenoh::shm::{GarbageCollect, PosixShmProviderBackend, ShmProvider, ZAllocError, ZLayoutAllocError};
+use zenoh::shm::{
+    GarbageCollect, PosixShmProviderBackend, ShmProvider, ShmProviderBuilder, ZAllocError, ZLayoutAllocError,
+    ZShmMut,
+};
 
-use super::loan::RawLoan;
 use crate::stats::{LoanFallback, SessionStats};
 
 /// How long one loan may wait for readers to release buffers before using the heap. A 15 Hz
 /// camera has 66 ms between frames; waiting longer would delay the next frame instead.
 pub const RETRY_BUDGET: Duration = Duration::from_millis(50);
 
-/// The provider a session allocates loans from.
+/// Messages of the size that created it a pool holds (the camera's 7 MiB clouds: 0.5 s at 15 Hz).
+pub const POOL_MESSAGES: usize = 8;
+
+/// The smallest pool created.
+pub const MIN_POOL: usize = 1 << 20;
+
+/// Allocator overhead: a pool of exactly N x size holds only N - 1 messages.
+const ALLOCATOR_HEADROOM: usize = 64 << 10;
+
+type Provider = Arc<ShmProvider<PosixShmProviderBackend>>;
+
+/// The pool a session's loans come from.
 #[derive(Debug)]
 pub struct ShmPool {
-    provider: Arc<ShmProvider<PosixShmProviderBackend>>,
-    size: usize,
+    max_size: usize,
+    current: Mutex<Option<(Provider, usize)>>,
     stats: Arc<SessionStats>,
     warned: [AtomicBool; LoanFallback::ALL.len()],
 }
 
 impl ShmPool {
-    pub(crate) fn new(
-        provider: Arc<ShmProvider<PosixShmProviderBackend>>,
-        size: usize,
-        stats: Arc<SessionStats>,
-    ) -> Self {
+    pub(crate) fn new(max_size: usize, stats: Arc<SessionStats>) -> Self {
         Self {
-            provider,
-            size,
+            max_size,
+            current: Mutex::new(None),
             stats,
             warned: Default::default(),
         }
     }
 
-    /// The pool size in bytes.
+    /// The pool's size in bytes now: 0 until the first loan.
     pub fn size(&self) -> usize {
-        self.size
+        self.current().map_or(0, |(_, size)| size)
     }
 
-    /// A buffer of exactly `len` bytes: from the pool when it can serve it within
-    /// [`RETRY_BUDGET`], else from the heap (counted in the session stats, logged once per reason).
-    pub async fn loan(&self, len: usize) -> RawLoan {
+    /// The largest pool this session may create (the configured pool size).
+    pub fn max_size(&self) -> usize {
+        self.max_size
+    }
+
+    /// A buffer of exactly `len` bytes from the pool when it can serve it within
+    /// [`RETRY_BUDGET`]; `None` otherwise, counted in the session stats and logged once per
+    /// reason (the caller then uses the heap).
+    pub async fn loan(&self, len: usize) -> Option<ZShmMut> {
         match self.try_alloc(len).await {
-            Ok(loan) => loan,
+            Ok(buffer) => Some(buffer),
             Err(reason) => {
                 self.stats.fallback(reason);
                 self.warn_once(reason, len);
-                RawLoan::heap(len)
+                None
             }
         }
     }
 
-    async fn try_alloc(&self, len: usize) -> Result<RawLoan, LoanFallback> {
-        if len == 0 {
-            // Zero-sized SHM layouts are refused by zenoh and gain nothing.
-            return Ok(RawLoan::heap(0));
-        }
-        if len > self.size {
+    fn current(&self) -> Option<(Provider, usize)> {
+        self.current
+            .lock()
+            .expect("no panics while holding the pool")
+            .clone()
+    }
+
+    /// The pool for a message of `len` bytes, created or grown first when needed.
+    fn provider_for(&self, len: usize) -> Result<Provider, LoanFallback> {
+        let mut current = self.current.lock().expect("no panics while holding the pool");
+        let wanted = (len.saturating_mul(POOL_MESSAGES) + ALLOCATOR_HEADROOM)
+            .max(MIN_POOL)
+            .min(self.max_size);
+        let size = match current.as_ref() {
+            Some((provider, size)) if *size >= wanted || *size == self.max_size => {
+                return Ok(provider.clone());
+            }
+            Some((_, size)) => wanted.max(size.saturating_mul(2)).min(self.max_size),
+            None => wanted,
+        };
+        let provider = ShmProviderBuilder::default_backend(size).wait().map_err(|err| {
+            tracing::debug!(size, "SHM pool not created: {err}");
+            LoanFallback::AllocFailed
+        })?;
+        tracing::debug!(size, "SHM pool created");
+        let provider = Arc::new(provider);
+        *current = Some((provider.clone(), size));
+        Ok(provider)
+    }
+
+    async fn try_alloc(&self, len: usize) -> Result<ZShmMut, LoanFallback> {
+        if len > self.max_size {
             return Err(LoanFallback::LargerThanPool);
         }
+        let provider = self.provider_for(len)?;
         let started = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
             // GarbageCollect first reclaims every chunk whose readers are gone, then retries.
-            match self.provider.alloc(len).with_policy::<GarbageCollect>().wait() {
-                Ok(buffer) => return Ok(RawLoan::shm(buffer)),
+            match provider.alloc(len).with_policy::<GarbageCollect>().wait() {
+                Ok(buffer) => return Ok(buffer),
                 Err(ZLayoutAllocError::Alloc(ZAllocError::OutOfMemory | ZAllocError::NeedDefragment)) => {
                     if started.elapsed() + pause > RETRY_BUDGET {
                         return Err(LoanFallback::PoolExhausted);
@@ -93,7 +142,7 @@ impl ShmPool {
             tracing::warn!(
                 reason = reason.label(),
                 len,
-                pool = self.size,
+                pool = self.size(),
                 "SHM loan fell back to the heap (counted; later ones are not logged): {}",
                 reason.remedy()
             );

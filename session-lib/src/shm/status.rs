@@ -10,9 +10,10 @@ use crate::text::human_bytes;
 /// Whether a session publishes through shared memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShmStatus {
-    /// Messages at or above `threshold` bytes, and every loan, come from the SHM pool.
+    /// Messages at or above `threshold` bytes, and every loan, come from the SHM pool, which
+    /// the first such message creates.
     Active {
-        /// Pool size in bytes.
+        /// The largest pool the session may create, in bytes.
         pool_size: usize,
         /// Payloads of at least this many bytes use the pool.
         threshold: usize,
@@ -41,7 +42,7 @@ impl fmt::Display for ShmStatus {
         match self {
             ShmStatus::Active { pool_size, threshold } => write!(
                 f,
-                "on (pool {}, messages >= {threshold} B)",
+                "on (pool up to {}, created on first use; messages >= {threshold} B)",
                 human_bytes(*pool_size as u64)
             ),
             ShmStatus::Unavailable(reason) if reason.is_deliberate() => write!(f, "off ({reason})"),

@@ -2,11 +2,15 @@
 //!
 //! One [`SessionStats`] lives in each session; publishers and subscribers update it with relaxed
 //! atomics (a few nanoseconds on the hot path). [`SessionStats::snapshot`] copies it out for
-//! printing, JSON or the Prometheus exporter. [`histogram`] holds the probes' latency histograms.
+//! printing, JSON or the Prometheus exporter. [`histogram`] holds the probes' latency histograms,
+//! [`lane`] the counters of the same-host lane.
 
 pub mod histogram;
+pub mod lane;
 
 use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use lane::{LaneFallback, LaneStats, LaneStatsSnapshot};
 
 /// Why one loan or publish could not use the SHM pool and used the heap instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -108,6 +112,7 @@ pub struct SessionStats {
     received_net_bytes: AtomicU64,
     dropped: [AtomicU64; 3],
     fallbacks: [AtomicU64; 3],
+    lane: LaneStats,
 }
 
 /// A copy of [`SessionStats`] at one instant.
@@ -141,6 +146,9 @@ pub struct StatsSnapshot {
     pub fallback_larger_than_pool: u64,
     /// Loans that fell back to the heap for another allocation error.
     pub fallback_alloc_failed: u64,
+    /// The same-host lane's counters.
+    #[serde(default)]
+    pub lane: LaneStatsSnapshot,
 }
 
 impl StatsSnapshot {
@@ -196,6 +204,11 @@ impl SessionStats {
         add(&self.fallbacks[reason.index()], 1);
     }
 
+    /// The lane's counters.
+    pub fn lane(&self) -> &LaneStats {
+        &self.lane
+    }
+
     /// Copies the counters out.
     pub fn snapshot(&self) -> StatsSnapshot {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -214,6 +227,7 @@ impl SessionStats {
             fallback_pool_exhausted: get(&self.fallbacks[0]),
             fallback_larger_than_pool: get(&self.fallbacks[1]),
             fallback_alloc_failed: get(&self.fallbacks[2]),
+            lane: self.lane.snapshot(),
         }
     }
 }

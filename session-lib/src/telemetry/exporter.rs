@@ -17,7 +17,7 @@ use super::{host, zenoh_stats};
 use crate::session::Session;
 use crate::session::report::{NodeReport, REPORT_PREFIX};
 use crate::stats::histogram::HistogramSnapshot;
-use crate::stats::{DropReason, LoanFallback};
+use crate::stats::{DropReason, LaneFallback, LoanFallback};
 
 /// How long a scrape waits for the nodes' answers.
 pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
@@ -147,6 +147,19 @@ impl Exporter {
                 Vec::new(),
                 shm.zenoh_segments as f64,
             );
+            let (files, bytes) = crate::lane::clean::dev_shm_usage(&self.dev_shm);
+            out.gauge(
+                "zshm_dev_shm_lane_bytes",
+                "Bytes held in /dev/shm by the files of the same-host lane (every user's).",
+                Vec::new(),
+                bytes as f64,
+            );
+            out.gauge(
+                "zshm_dev_shm_lane_files",
+                "Number of files of the same-host lane in /dev/shm (every user's).",
+                Vec::new(),
+                files as f64,
+            );
         }
         out.finish()
     }
@@ -203,6 +216,7 @@ impl Exporter {
                 bytes as f64,
             );
         }
+        self.add_lane(out, report, &with);
         for reason in DropReason::ALL {
             out.counter(
                 "zshm_received_dropped_total",
@@ -222,6 +236,92 @@ impl Exporter {
     }
 }
 
+impl Exporter {
+    /// The lane's series of one node: its status, what went through it, and every fallback.
+    fn add_lane(&self, out: &mut Families, report: &NodeReport, with: &dyn Fn(&[(&str, &str)]) -> Labels) {
+        let lane = &report.stats.lane;
+        out.gauge(
+            "zshm_lane_enabled",
+            "1 when the node's zshm endpoints use the same-host lane, 0 when it is off (reason says why).",
+            with(&[("reason", report.lane_reason.as_deref().unwrap_or(""))]),
+            f64::from(u8::from(report.lane_on)),
+        );
+        let flows = [
+            ("tx", lane.published_messages, lane.published_bytes),
+            ("rx", lane.received_messages, lane.received_bytes),
+        ];
+        for (direction, messages, bytes) in flows {
+            out.counter(
+                "zshm_payload_bytes_total",
+                PAYLOAD_BYTES_HELP,
+                with(&[("direction", direction), ("path", "lane")]),
+                bytes as f64,
+            );
+            out.counter(
+                "zshm_payload_messages_total",
+                PAYLOAD_MESSAGES_HELP,
+                with(&[("direction", direction), ("path", "lane")]),
+                messages as f64,
+            );
+        }
+        out.counter(
+            "zshm_published_messages_total",
+            "Messages published by zshm, by the buffer they were in.",
+            with(&[("path", "lane")]),
+            lane.published_messages as f64,
+        );
+        out.counter(
+            "zshm_published_bytes_total",
+            "Payload bytes published by zshm, by the buffer they were in.",
+            with(&[("path", "lane")]),
+            lane.published_bytes as f64,
+        );
+        for reason in LaneFallback::ALL {
+            out.counter(
+                "zshm_lane_fallbacks_total",
+                "Publisher-subscriber pairs (or single messages) that went through zenoh instead of the lane, by reason.",
+                with(&[("reason", reason.label())]),
+                lane.fallbacks(reason) as f64,
+            );
+        }
+        let events = [
+            (
+                "zshm_lane_zenoh_skipped_total",
+                "Messages not sent through zenoh because every subscriber was served by the lane.",
+                lane.zenoh_skipped,
+            ),
+            (
+                "zshm_lane_duplicates_dropped_total",
+                "Copies of a message received through both the lane and zenoh, delivered once.",
+                lane.duplicates_dropped,
+            ),
+            (
+                "zshm_lane_switch_gaps_total",
+                "Switches from zenoh to the lane that stopped waiting for messages zenoh still owed.",
+                lane.switch_gaps,
+            ),
+            (
+                "zshm_lane_blocked_discards_total",
+                "Messages a RELIABLE + KEEP_ALL lane publisher gave up delivering to a subscriber full for too long.",
+                lane.blocked_discards,
+            ),
+            (
+                "zshm_lane_borrow_stalls_total",
+                "Times a lane subscriber waited because the application held as many messages as it may.",
+                lane.borrow_stalls,
+            ),
+        ];
+        for (name, help, value) in events {
+            out.counter(name, help, with(&[]), value as f64);
+        }
+    }
+}
+
+const PAYLOAD_BYTES_HELP: &str = "Payload bytes of user messages, by direction and path (shm: through zenoh's shared memory, network: over the link, from zenoh's statistics; lane: through the same-host lane, from zshm's report).";
+
+const PAYLOAD_MESSAGES_HELP: &str =
+    "User messages, by direction and path (shm, network or lane; see zshm_payload_bytes_total).";
+
 async fn query_reports(session: &zenoh::Session) -> Vec<NodeReport> {
     super::query_all(session, &format!("{REPORT_PREFIX}/*/report"), QUERY_TIMEOUT)
         .await
@@ -232,14 +332,8 @@ async fn query_reports(session: &zenoh::Session) -> Vec<NodeReport> {
 
 fn zenoh_family(family: &str) -> (&'static str, MetricType) {
     match family {
-        "zshm_payload_bytes_total" => (
-            "Payload bytes of user messages, by direction and path (shm: through shared memory, network: over the link), from zenoh's statistics.",
-            MetricType::COUNTER,
-        ),
-        "zshm_payload_messages_total" => (
-            "User messages, by direction and path (shm or network), from zenoh's statistics.",
-            MetricType::COUNTER,
-        ),
+        "zshm_payload_bytes_total" => (PAYLOAD_BYTES_HELP, MetricType::COUNTER),
+        "zshm_payload_messages_total" => (PAYLOAD_MESSAGES_HELP, MetricType::COUNTER),
         "zshm_wire_bytes_total" => (
             "Bytes written to or read from the node's sockets, by protocol, from zenoh's statistics.",
             MetricType::COUNTER,

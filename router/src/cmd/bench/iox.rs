@@ -1,5 +1,4 @@
-//! The iceoryx2 baseline (cargo feature `iceoryx2`): the floor of what shared-memory IPC can do
-//! on this machine. Publisher and subscriber are separate processes, as for zenoh; the
+//! The iceoryx2 baseline: the floor of what shared-memory IPC can do on this machine. Publisher and subscriber are separate processes, as for zenoh; the
 //! subscriber sleeps on an iceoryx2 event and is woken by the publisher after each send
 //! (event-driven, like zenoh's callbacks, not busy polling). Payloads are raw bytes with the
 //! send time and sequence number in the first 16 bytes.
@@ -8,15 +7,6 @@ use std::process::ExitCode;
 
 use super::shared::RoleArgs;
 
-#[cfg(not(feature = "iceoryx2"))]
-/// Without the feature there is no baseline to run.
-pub async fn run(_args: RoleArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!(
-        "this zshm was built without the iceoryx2 baseline: cargo build --release --features iceoryx2"
-    )
-}
-
-#[cfg(feature = "iceoryx2")]
 /// Runs the publisher or the subscriber.
 pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
     use std::time::{Duration, Instant};
@@ -30,7 +20,19 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
         move |err| anyhow::anyhow!("iceoryx2 {what}: {err:?}")
     }
 
-    let node = NodeBuilder::new().create::<ipc::Service>().map_err(iox("node"))?;
+    // The lane's per-user domain: iceoryx2's default /tmp/iceoryx2 fails for every user but the
+    // first one that created it, and its default signal mode would take SIGINT from us.
+    let env = zshm::config::Environment::from_process();
+    let request = zshm::config::ConfigRequest::new(zshm::Role::Session);
+    let shm = zshm::config::resolve(&request, &env)?.shm;
+    let root = zshm::lane::domain::settings(&env, &shm, false)?.root;
+    zshm::lane::domain::ensure_private_dir(&root)?;
+    let config = zshm::lane::domain::iceoryx2_config(&root)?;
+    let node = NodeBuilder::new()
+        .config(&config)
+        .signal_handling_mode(SignalHandlingMode::Disabled)
+        .create::<ipc::Service>()
+        .map_err(iox("node"))?;
     let data_name = format!("zshm-bench/{}/data", args.case);
     let event_name = format!("zshm-bench/{}/event", args.case);
     let payload = args.payload().max(16);

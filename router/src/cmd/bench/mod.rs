@@ -99,16 +99,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn plan_from(args: &Args) -> Plan {
-    let mut modes = vec![
+    let modes = vec![
         Mode::Tcp,
         Mode::ShmCopy,
         Mode::ShmLoan,
+        Mode::Lane,
         Mode::ZenohTcp,
         Mode::ZenohShm,
+        Mode::Iceoryx2,
     ];
-    if cfg!(feature = "iceoryx2") {
-        modes.push(Mode::Iceoryx2);
-    }
     let mut plan = if args.quick {
         Plan {
             modes,
@@ -187,16 +186,19 @@ async fn run_case(exe: &Path, locator: &str, id: &str, case: &Case) -> anyhow::R
         &timeout,
     ];
     // SHM modes send every size through SHM (the default threshold of 512 B would send 64 B
-    // messages over the network); pools hold 8 messages of the case's size.
+    // messages over the network); pools hold 8 messages of the case's size. zenoh's SHM modes
+    // run with the lane off, so they measure zenoh; `lane` runs with it on (the default).
     let pool = (8 * case.payload + (1 << 20)).max(64 << 20).to_string();
-    let env: Vec<(&str, &str)> = if case.mode.shm() {
-        vec![
+    let mut env: Vec<(&str, &str)> = Vec::new();
+    if case.mode.shm() {
+        env.extend([
             ("ZENOH_SHM_MESSAGE_SIZE_THRESHOLD", "1"),
-            ("ZENOH_SHM_ALLOC_SIZE", &pool),
-        ]
-    } else {
-        Vec::new()
-    };
+            ("ZENOH_SHM_ALLOC_SIZE", pool.as_str()),
+        ]);
+    }
+    if matches!(case.mode, Mode::ShmCopy | Mode::ShmLoan) {
+        env.push(("ZSHM_LANE", "off"));
+    }
 
     let mut subs = Vec::new();
     for _ in 0..case.subscribers {

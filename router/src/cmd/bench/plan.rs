@@ -20,10 +20,13 @@ use std::fmt;
 pub enum Mode {
     /// zshm with shared memory disabled: TCP loopback.
     Tcp,
-    /// zshm with SHM, ordinary publish: one copy of the data into the SHM buffer.
+    /// zshm with SHM, ordinary publish: one copy of the data into the SHM buffer (the lane off).
     ShmCopy,
-    /// zshm with SHM, the message built in place in a loaned SHM buffer.
+    /// zshm with SHM, the message built in place in a loaned SHM buffer (the lane off).
     ShmLoan,
+    /// zshm with the same-host lane (iceoryx2 between zshm nodes), the message built in place in
+    /// the lane's buffer.
+    Lane,
     /// Plain zenoh without zshm, SHM disabled (baseline of `tcp`).
     ZenohTcp,
     /// Plain zenoh without zshm, explicit SHM buffers (baseline of `shm-loan`).
@@ -44,6 +47,7 @@ impl Mode {
             Mode::Tcp => "tcp",
             Mode::ShmCopy => "shm-copy",
             Mode::ShmLoan => "shm-loan",
+            Mode::Lane => "lane",
             Mode::ZenohTcp => "zenoh-tcp",
             Mode::ZenohShm => "zenoh-shm",
             Mode::Iceoryx2 => "iceoryx2",
@@ -144,7 +148,7 @@ impl Plan {
             .modes
             .iter()
             .copied()
-            .filter(|m| matches!(m, Mode::Tcp | Mode::ShmLoan))
+            .filter(|m| matches!(m, Mode::Tcp | Mode::ShmLoan | Mode::Lane))
             .collect();
         for &subscribers in &self.subscribers {
             for &mode in &fan_out_modes {

@@ -128,7 +128,7 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         ..shape.clone()
     };
     let report = publish_paced(&args, async |i| {
-        if args.mode == Mode::ShmLoan {
+        if matches!(args.mode, Mode::ShmLoan | Mode::Lane) {
             let mut loan = publisher.loan(&shape, data_len).await;
             loan.data_mut().fill(i as u8); // the producer writes its data in place (not timed)
             loan.set_stamp(Time::from_nanos(mono_ns()));

@@ -1,0 +1,78 @@
+//! [`LaneContext`]: a session's iceoryx2 node in its user's lane domain, created on first use,
+//! and the dead-node cleanup every lane object relies on.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use iceoryx2::prelude::*;
+
+use super::Svc;
+use super::domain::{self, LaneSettings};
+use super::status::LaneUnavailable;
+use crate::stats::SessionStats;
+
+/// One process's (one session's) presence in the lane domain.
+#[derive(Debug)]
+pub struct LaneContext {
+    node: Node<Svc>,
+    root: PathBuf,
+    stats: Arc<SessionStats>,
+}
+
+impl LaneContext {
+    /// Creates the node, after checking /dev/shm and the private directory. Blocks for a few
+    /// milliseconds (iceoryx2 writes files and cleans what dead nodes of the domain left).
+    pub fn start(
+        settings: &LaneSettings,
+        dev_shm: &Path,
+        name: &str,
+        stats: Arc<SessionStats>,
+    ) -> Result<Arc<Self>, LaneUnavailable> {
+        if let Some(off) = &settings.off {
+            return Err(off.clone());
+        }
+        crate::shm::preflight::check_dev_shm(dev_shm, 0).map_err(|reason| {
+            LaneUnavailable::DevShmUnusable {
+                error: reason.to_string(),
+            }
+        })?;
+        domain::ensure_private_dir(&settings.root)?;
+        let config = domain::iceoryx2_config(&settings.root)?;
+        domain::install_as_global(&config, &settings.root);
+        let node = domain::create_node(&config, name)?;
+        tracing::debug!(root = %settings.root.display(), "lane: iceoryx2 node created");
+        Ok(Arc::new(Self {
+            node,
+            root: settings.root.clone(),
+            stats,
+        }))
+    }
+
+    /// The iceoryx2 node.
+    pub fn node(&self) -> &Node<Svc> {
+        &self.node
+    }
+
+    /// The domain's private directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The session's counters.
+    pub fn stats(&self) -> &Arc<SessionStats> {
+        &self.stats
+    }
+
+    /// Removes what dead processes of the domain left (their ports stay registered, and counted
+    /// as subscribers, until someone does). Takes a fraction of a millisecond when none died.
+    pub fn cleanup_dead_nodes(&self) {
+        let state = self.node.try_cleanup_dead_nodes();
+        if state.cleanups > 0 || state.failed_cleanups > 0 {
+            tracing::info!(
+                cleaned = state.cleanups,
+                failed = state.failed_cleanups,
+                "lane: removed what dead processes left"
+            );
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! [`LaneSender`]: the publishing end of the lane. One iceoryx2 publish-subscribe service and
+//! one event service per zshm publisher, named after it; messages are written in place in the
+//! publisher's segment ([`LaneLoan`]) and each send wakes the subscribers through the event.
+//!
+//! The segment is static and sized from what is published: the first loan sizes it (rounded up
+//! to 4 KiB), a larger message re-creates the port with a segment at least twice as big.
+//! iceoryx2's dynamic segments were not used: they panic when they must grow in sample count
+//! and stop growing after 255 sizes. Only the pages written are memory: the segment is a sparse
+//! file whose free list hands out the most recently freed buffer first.
+
+#![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use iceoryx2::port::notifier::Notifier;
+use iceoryx2::port::publisher::Publisher;
+use iceoryx2::port::update_connections::UpdateConnections;
+use iceoryx2::port::{BackpressureAction, BackpressureInfo};
+use iceoryx2::prelude::*;
+use iceoryx2::sample_mut::SampleMut;
+use iceoryx2::service::port_factory::event::PortFactory as EventService;
+use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
+
+use super::context::LaneContext;
+use super::header::LaneHeader;
+use super::{
+    MAX_HISTORY, MAX_LOANS, MAX_NODES, MAX_SUBSCRIBERS, SUBSCRIBER_MAX_BORROWED, SUBSCRIBER_MAX_BUFFER, Svc,
+    data_service, event_service,
+};
+
+/// How long a RELIABLE + KEEP_ALL publisher waits for a full subscriber before it gives up on
+/// that subscriber for this message (counted): a stuck or dead process must not stop it forever.
+pub const BLOCK_LIMIT: Duration = Duration::from_secs(1);
+
+/// What a lane publisher promises its subscribers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SenderProfile {
+    /// Messages kept for late joiners (TRANSIENT_LOCAL), at most [`MAX_HISTORY`].
+    pub history: usize,
+    /// Wait while a subscriber is full (RELIABLE + KEEP_ALL) instead of overwriting its oldest.
+    pub blocking: bool,
+}
+
+/// Why the lane could not be set up or could not take a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaneSendError {
+    /// The publisher's services could not be created.
+    #[error("iceoryx2 could not create the lane of `{id}`: {error}")]
+    Create {
+        /// The publisher's lane id.
+        id: String,
+        /// iceoryx2's error.
+        error: String,
+    },
+    /// No buffer could be loaned.
+    #[error("iceoryx2 could not loan {len} bytes: {error}")]
+    Loan {
+        /// The size asked for.
+        len: usize,
+        /// iceoryx2's error.
+        error: String,
+    },
+    /// The message could not be sent.
+    #[error("iceoryx2 could not send: {error}")]
+    Send {
+        /// iceoryx2's error.
+        error: String,
+    },
+}
+
+/// The publishing end of one publisher's lane.
+#[derive(Debug)]
+pub struct LaneSender {
+    ctx: Arc<LaneContext>,
+    id: String,
+    data: DataService<Svc, [u8], LaneHeader>,
+    _event: EventService<Svc>,
+    notifier: Notifier<Svc>,
+    port: Mutex<Option<Port>>,
+    blocking: bool,
+    warned_blocked: Arc<AtomicBool>,
+}
+
+#[derive(Debug)]
+struct Port {
+    publisher: Publisher<Svc, [u8], LaneHeader>,
+    max_len: usize,
+}
+
+/// A buffer in the publisher's lane segment, written in place and sent without a copy.
+#[derive(Debug)]
+pub struct LaneLoan {
+    sample: SampleMut<Svc, [u8], LaneHeader>,
+}
+
+impl LaneLoan {
+    /// The bytes to fill.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        self.sample.payload_mut()
+    }
+
+    /// The bytes written so far.
+    pub fn bytes(&self) -> &[u8] {
+        self.sample.payload()
+    }
+}
+
+impl LaneSender {
+    /// Creates the services of the publisher `id` (blocking, a few milliseconds). Subscribers
+    /// find them by that id, so they must exist before the publisher announces itself.
+    pub fn create(ctx: Arc<LaneContext>, id: &str, profile: SenderProfile) -> Result<Self, LaneSendError> {
+        let failed = |error: String| LaneSendError::Create {
+            id: id.to_owned(),
+            error,
+        };
+        let name = |name: String| -> Result<ServiceName, LaneSendError> {
+            name.as_str().try_into().map_err(|err| failed(format!("{err:?}")))
+        };
+        let data = ctx
+            .node()
+            .service_builder(&name(data_service(id))?)
+            .publish_subscribe::<[u8]>()
+            .user_header::<LaneHeader>()
+            .subscriber_max_buffer_size(SUBSCRIBER_MAX_BUFFER)
+            .subscriber_max_borrowed_samples(SUBSCRIBER_MAX_BORROWED)
+            .history_size(profile.history.min(MAX_HISTORY))
+            .enable_safe_overflow(!profile.blocking)
+            .max_publishers(1)
+            .max_subscribers(MAX_SUBSCRIBERS)
+            .max_nodes(MAX_NODES)
+            .open_or_create()
+            .map_err(|err| failed(format!("{err:?}")))?;
+        let event = ctx
+            .node()
+            .service_builder(&name(event_service(id))?)
+            .event()
+            .max_notifiers(1)
+            .max_listeners(MAX_SUBSCRIBERS)
+            .max_nodes(MAX_NODES)
+            .open_or_create()
+            .map_err(|err| failed(format!("{err:?}")))?;
+        let notifier = event
+            .notifier_builder()
+            .create()
+            .map_err(|err| failed(format!("{err:?}")))?;
+        Ok(Self {
+            ctx,
+            id: id.to_owned(),
+            data,
+            _event: event,
+            notifier,
+            port: Mutex::new(None),
+            blocking: profile.blocking,
+            warned_blocked: Arc::default(),
+        })
+    }
+
+    /// The publisher's lane id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Whether a send may wait for full subscribers (RELIABLE + KEEP_ALL).
+    pub fn is_blocking(&self) -> bool {
+        self.blocking
+    }
+
+    /// Subscribers connected now (a dead process's stay counted until the dead-node cleanup).
+    pub fn subscriber_count(&self) -> usize {
+        self.data.dynamic_config().number_of_subscribers()
+    }
+
+    /// The port names of the connected subscribers (zshm names them after their GID).
+    pub fn subscriber_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        self.data.dynamic_config().list_subscribers(|details| {
+            names.push(details.subscriber_name.to_string());
+            CallbackProgression::Continue
+        });
+        names
+    }
+
+    /// A buffer of `len` bytes in the segment. Its content is unspecified (buffers are reused):
+    /// write every byte that is sent.
+    pub fn loan(&self, len: usize) -> Result<LaneLoan, LaneSendError> {
+        let mut port = self.port.lock().expect("no panics while holding the lane port");
+        if port.as_ref().is_none_or(|p| p.max_len < len) {
+            let max_len = match port.as_ref() {
+                None => len.max(1).next_multiple_of(4096),
+                Some(old) => len.next_multiple_of(4096).max(old.max_len * 2),
+            };
+            // The old port goes first: its subscribers drain what it sent before they read the
+            // new one, so the order of messages holds across the switch.
+            *port = None;
+            *port = Some(self.port_of(max_len)?);
+        }
+        let publisher = &port.as_ref().expect("created above").publisher;
+        let uninit = publisher
+            .loan_slice_uninit(len)
+            .map_err(|err| LaneSendError::Loan {
+                len,
+                error: format!("{err:?}"),
+            })?;
+        // SAFETY: the payload lies in a shared-memory mapping of the segment, whose bytes are
+        // always initialized memory (zero pages of a fresh sparse file, or earlier payloads);
+        // iceoryx2 calls them uninit only because their values are unspecified, which the loan's
+        // contract passes on to the caller.
+        let sample = unsafe { uninit.assume_init() };
+        Ok(LaneLoan { sample })
+    }
+
+    /// Sends a filled loan with its header and wakes the subscribers; returns how many
+    /// subscribers it reached.
+    pub fn send(&self, mut loan: LaneLoan, header: LaneHeader) -> Result<usize, LaneSendError> {
+        let len = loan.sample.payload().len();
+        *loan.sample.user_header_mut() = header;
+        let reached = loan.sample.send().map_err(|err| LaneSendError::Send {
+            error: format!("{err:?}"),
+        })?;
+        // Coalesced by iceoryx2 while a listener has not consumed the previous wake-up.
+        if let Err(err) = self.notifier.notify() {
+            tracing::debug!("lane: wake-up not sent: {err:?}");
+        }
+        self.ctx.stats().lane().published(len);
+        Ok(reached)
+    }
+
+    /// Removes what dead processes of the domain left, so that a killed subscriber stops counting.
+    pub fn cleanup_dead_nodes(&self) {
+        self.ctx.cleanup_dead_nodes();
+    }
+
+    /// Connects subscribers that arrived since the last send and wakes them: transient-local
+    /// history reaches a late joiner only here or at the next send.
+    pub fn connect_new_subscribers(&self) {
+        let port = self.port.lock().expect("no panics while holding the lane port");
+        if let Some(port) = port.as_ref()
+            && port.publisher.update_connections().is_ok()
+        {
+            let _ = self.notifier.notify();
+        }
+    }
+
+    fn port_of(&self, max_len: usize) -> Result<Port, LaneSendError> {
+        let failed = |err| LaneSendError::Create {
+            id: self.id.clone(),
+            error: format!("{err:?}"),
+        };
+        let builder = self
+            .data
+            .publisher_builder()
+            .initial_max_slice_len(max_len)
+            .allocation_strategy(AllocationStrategy::Static)
+            .max_loaned_samples(MAX_LOANS);
+        let publisher = if self.blocking {
+            let stats = self.ctx.stats().clone();
+            let warned = self.warned_blocked.clone();
+            builder
+                .backpressure_strategy(BackpressureStrategy::RetryUntilDelivered)
+                .set_backpressure_handler(move |info: &BackpressureInfo| {
+                    if info.elapsed_time < BLOCK_LIMIT {
+                        return BackpressureAction::Retry;
+                    }
+                    stats.lane().blocked_discard();
+                    if !warned.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(
+                            "lane: a RELIABLE + KEEP_ALL subscriber stayed full for {BLOCK_LIMIT:?}; \
+                             the message was not delivered to it (counted; later ones are not logged)"
+                        );
+                    }
+                    BackpressureAction::DiscardData
+                })
+                .create()
+        } else {
+            builder.create()
+        };
+        Ok(Port {
+            publisher: publisher.map_err(failed)?,
+            max_len,
+        })
+    }
+}

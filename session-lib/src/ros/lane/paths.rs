@@ -1,0 +1,109 @@
+//! [`Paths`]: where a subscription's two receive paths meet. zenoh's callback and the lane's
+//! thread both hand their samples here; each is checked (attachment, CDR) once, merged by
+//! publisher and sequence number ([`Merge`]) when the subscription uses the lane, and delivered
+//! through one function, one at a time, so the callback sees one ordered stream.
+//!
+//! A subscription without the lane delivers straight from zenoh's callback, as before.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::merge::{Merge, Outcome, Via};
+use crate::lane::Deadline;
+use crate::raw::RawSample;
+use crate::ros::gid::Gid;
+use crate::stats::SessionStats;
+
+/// What a subscription does with a received sample: `admit` checks it (or drops it, counted)
+/// and tells its publisher and sequence number; `deliver` hands it on.
+pub(crate) struct Paths<S> {
+    admit: Box<dyn Fn(RawSample) -> Option<(S, Gid, i64)> + Send + Sync>,
+    deliver: Box<dyn Fn(S) + Send + Sync>,
+    merge: Option<Mutex<Merge<S>>>,
+    stats: Arc<SessionStats>,
+}
+
+impl<S: Send> Paths<S> {
+    /// A meeting point; `lane` says whether the lane may deliver too (then both paths merge).
+    pub(crate) fn new(
+        admit: impl Fn(RawSample) -> Option<(S, Gid, i64)> + Send + Sync + 'static,
+        deliver: impl Fn(S) + Send + Sync + 'static,
+        lane: bool,
+        stats: Arc<SessionStats>,
+    ) -> Self {
+        Self {
+            admit: Box::new(admit),
+            deliver: Box::new(deliver),
+            merge: lane.then(|| Mutex::new(Merge::default())),
+            stats,
+        }
+    }
+
+    /// A sample from zenoh.
+    pub(crate) fn zenoh(&self, sample: RawSample) {
+        let Some((sample, gid, sequence)) = (self.admit)(sample) else {
+            return;
+        };
+        match &self.merge {
+            None => (self.deliver)(sample),
+            Some(merge) => {
+                let mut merge = merge.lock().expect("no panics while merging");
+                let outcome = merge.offer(gid, sequence, Via::Zenoh, sample, Instant::now());
+                self.hand_on(outcome);
+            }
+        }
+    }
+
+    /// A sample from the lane; returns when the merge wants to be ticked.
+    pub(crate) fn lane(&self, sample: RawSample) -> Deadline {
+        let zenoh_until = sample.lane_zenoh_until().unwrap_or(0);
+        let merge = self.merge.as_ref()?;
+        let Some((sample, gid, sequence)) = (self.admit)(sample) else {
+            return merge.lock().expect("no panics while merging").deadline();
+        };
+        let mut merge = merge.lock().expect("no panics while merging");
+        let outcome = merge.offer(gid, sequence, Via::Lane { zenoh_until }, sample, Instant::now());
+        self.hand_on(outcome);
+        merge.deadline()
+    }
+
+    /// Ends the waits that are over.
+    pub(crate) fn tick(&self) -> Deadline {
+        let merge = self.merge.as_ref()?;
+        let mut merge = merge.lock().expect("no panics while merging");
+        let outcome = merge.tick(Instant::now());
+        self.hand_on(outcome);
+        merge.deadline()
+    }
+
+    /// The publisher `gid` is now received through the lane too.
+    pub(crate) fn attached(&self, gid: Gid) {
+        if let Some(merge) = &self.merge {
+            merge.lock().expect("no panics while merging").attached(gid);
+        }
+    }
+
+    /// The publisher `gid` left.
+    pub(crate) fn gone(&self, gid: Gid) {
+        if let Some(merge) = &self.merge {
+            merge
+                .lock()
+                .expect("no panics while merging")
+                .gone(gid, Instant::now());
+        }
+    }
+
+    /// Delivers in order while the merge is held, so the two paths never interleave.
+    fn hand_on(&self, outcome: Outcome<S>) {
+        let lane = self.stats.lane();
+        for _ in 0..outcome.duplicates {
+            lane.duplicate_dropped();
+        }
+        for _ in 0..outcome.gaps {
+            lane.switch_gap();
+        }
+        for sample in outcome.deliver {
+            (self.deliver)(sample);
+        }
+    }
+}
