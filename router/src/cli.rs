@@ -22,9 +22,13 @@ pub struct SessionArgs {
     /// Endpoint to connect to, e.g. tcp/127.0.0.1:7447 (repeatable; replaces the config's list).
     #[arg(short = 'e', long = "connect", value_name = "ENDPOINT")]
     pub connect: Vec<String>,
-    /// Disable shared memory whatever the config says (TCP only).
+    /// Disable shared memory whatever the config says (TCP only; the lane too).
     #[arg(long)]
     pub no_shm: bool,
+    /// Disable the same-host lane between zshm nodes (they then talk through zenoh; also
+    /// ZSHM_LANE=off).
+    #[arg(long)]
+    pub no_lane: bool,
 }
 
 /// The session of a ROS node and where the node lives.

@@ -109,8 +109,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Probed::Image(s) => s.info().topic.clone(),
     };
     eprintln!(
-        "zshm cam-latency: measuring {topic} (shared memory {})",
-        node.session().shm_status()
+        "zshm cam-latency: measuring {topic} (shared memory {}; lane {})",
+        node.session().shm_status(),
+        node.session().lane_status()
     );
 
     let started = Instant::now();
@@ -206,7 +207,7 @@ async fn subscribe<T: SensorMessage>(
                 latency_ns,
                 publisher: received.publisher_gid(),
                 sequence_number: received.sequence_number(),
-                shm: received.is_shm(),
+                path: received.path(),
                 bytes: received.payload().len(),
             });
         })
@@ -262,11 +263,12 @@ fn print_report(args: &Args, topic: &str, report: &WindowReport, final_summary: 
                 .map(|l| (l.p50, l.p99, l.p999))
                 .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         println!(
-            "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={} invalid_stamps={} shm={:.0}% size={}",
+            "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={} invalid_stamps={} shm={:.0}% lane={:.0}% size={}",
             report.received,
             report.lost,
             report.invalid_stamps,
             100.0 * report.shm_share(),
+            100.0 * report.lane_share(),
             human_bytes(report.message_bytes as u64)
         );
     }

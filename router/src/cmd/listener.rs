@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use zshm::msgs::std_msgs;
+use zshm::raw::DataPath;
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{self, NodeArgs};
@@ -33,11 +34,13 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let node = session::open_node(&args.node, "listener").await?;
     let heard = Arc::new(AtomicU64::new(0));
+    let paths: Arc<[AtomicU64; 3]> = Arc::default();
     let done = Arc::new(tokio::sync::Notify::new());
-    let (counter, notify, count) = (heard.clone(), done.clone(), args.count);
+    let (counter, by_path, notify, count) = (heard.clone(), paths.clone(), done.clone(), args.count);
     let _subscription = node
         .create_subscription::<std_msgs::String>(&args.topic, QosProfile::default(), move |message| {
             println!("I heard: [{}]", message.view());
+            by_path[message.path() as usize].fetch_add(1, Ordering::Relaxed);
             if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
                 notify.notify_one();
             }
@@ -55,6 +58,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     drop(_subscription);
+    let path = |p: DataPath| paths[p as usize].load(Ordering::Relaxed);
+    tracing::info!(
+        lane = path(DataPath::Lane),
+        shm = path(DataPath::Shm),
+        network = path(DataPath::Network),
+        "heard {} messages",
+        heard.load(Ordering::Relaxed)
+    );
     session::close(node.session()).await?;
     if !completed {
         eprintln!(

@@ -72,6 +72,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = serde_json::json!({
         "published": args.count,
         "shm_status": session::shm_status_json(session.shm_status()),
+        "lane_status": session::lane_status_json(&session.lane_status()),
         "stats": session.stats().snapshot(),
     });
     println!("{summary}");

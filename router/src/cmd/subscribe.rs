@@ -81,6 +81,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             "missing": args.count.saturating_sub(distinct),
             "tally": &*tally,
             "shm_status": session::shm_status_json(session.shm_status()),
+        "lane_status": session::lane_status_json(&session.lane_status()),
             "stats": session.stats().snapshot(),
         });
         (summary, completed && tally.corrupt == 0 && tally.duplicates == 0)

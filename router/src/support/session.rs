@@ -1,4 +1,5 @@
-//! Sessions and nodes from the common flags, and the SHM status as the JSON summaries print it.
+//! Sessions and nodes from the common flags, and the SHM and lane status as the JSON summaries
+//! print them.
 
 use anyhow::Context;
 
@@ -9,7 +10,8 @@ pub fn builder(role: zshm::Role, args: &SessionArgs) -> zshm::SessionBuilder {
     let mut builder = zshm::Session::builder_for(role)
         .listen(args.listen.iter().cloned())
         .connect(args.connect.iter().cloned())
-        .no_shm(args.no_shm);
+        .no_shm(args.no_shm)
+        .no_lane(args.no_lane);
     if let Some(path) = &args.config {
         builder = builder.config_file(path);
     }
@@ -48,6 +50,19 @@ pub fn shm_status_json(status: &zshm::ShmStatus) -> serde_json::Value {
         None => serde_json::json!({ "active": true, "detail": status.to_string() }),
         Some(reason) => serde_json::json!({
             "active": false,
+            "reason": reason.label(),
+            "detail": reason.to_string(),
+            "remedy": reason.remedy(),
+        }),
+    }
+}
+
+/// The session's lane status as JSON, for summaries.
+pub fn lane_status_json(status: &zshm::lane::LaneStatus) -> serde_json::Value {
+    match status.unavailable_reason() {
+        None => serde_json::json!({ "on": true, "detail": status.to_string() }),
+        Some(reason) => serde_json::json!({
+            "on": false,
             "reason": reason.label(),
             "detail": reason.to_string(),
             "remedy": reason.remedy(),

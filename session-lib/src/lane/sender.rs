@@ -2,8 +2,11 @@
 //! one event service per zshm publisher, named after it; messages are written in place in the
 //! publisher's segment ([`LaneLoan`]) and each send wakes the subscribers through the event.
 //!
-//! The segment is static and sized from what is published: the first loan sizes it (rounded up
-//! to 4 KiB), a larger message re-creates the port with a segment at least twice as big.
+//! The segment is static and sized from what is published: it starts with room for 4 KiB
+//! messages, and a larger message re-creates the port with a segment at least twice as big. The
+//! port exists from the start because a subscriber connects to the ports it finds when it
+//! attaches; one that arrives later is connected only at the subscriber's next wake-up, and
+//! iceoryx2 drops what a blocking publisher sends to an unconnected, full subscriber.
 //! iceoryx2's dynamic segments were not used: they panic when they must grow in sample count
 //! and stop growing after 255 sizes. Only the pages written are memory: the segment is a sparse
 //! file whose free list hands out the most recently freed buffer first.
@@ -29,6 +32,9 @@ use super::{
     MAX_HISTORY, MAX_LOANS, MAX_NODES, MAX_SUBSCRIBERS, SUBSCRIBER_MAX_BORROWED, SUBSCRIBER_MAX_BUFFER, Svc,
     data_service, event_service,
 };
+
+/// The largest message the first segment holds; larger ones grow it.
+const FIRST_MAX_LEN: usize = 4096;
 
 /// How long a RELIABLE + KEEP_ALL publisher waits for a full subscriber before it gives up on
 /// that subscriber for this message (counted): a stuck or dead process must not stop it forever.
@@ -146,7 +152,7 @@ impl LaneSender {
             .notifier_builder()
             .create()
             .map_err(|err| failed(format!("{err:?}")))?;
-        Ok(Self {
+        let sender = Self {
             ctx,
             id: id.to_owned(),
             data,
@@ -155,7 +161,10 @@ impl LaneSender {
             port: Mutex::new(None),
             blocking: profile.blocking,
             warned_blocked: Arc::default(),
-        })
+        };
+        let port = sender.port_of(FIRST_MAX_LEN)?;
+        *sender.port.lock().expect("not shared yet") = Some(port);
+        Ok(sender)
     }
 
     /// The publisher's lane id.
@@ -189,13 +198,18 @@ impl LaneSender {
         let mut port = self.port.lock().expect("no panics while holding the lane port");
         if port.as_ref().is_none_or(|p| p.max_len < len) {
             let max_len = match port.as_ref() {
-                None => len.max(1).next_multiple_of(4096),
-                Some(old) => len.next_multiple_of(4096).max(old.max_len * 2),
+                None => len.max(1).next_multiple_of(FIRST_MAX_LEN),
+                Some(old) => len.next_multiple_of(FIRST_MAX_LEN).max(old.max_len * 2),
             };
             // The old port goes first: its subscribers drain what it sent before they read the
             // new one, so the order of messages holds across the switch.
             *port = None;
-            *port = Some(self.port_of(max_len)?);
+            let grown = self.port_of(max_len)?;
+            // Subscribers connect to the new port when they wake up: wake them now.
+            let _ = grown.publisher.update_connections();
+            let _ = self.notifier.notify();
+            tracing::debug!(id = self.id, max_len, "lane: segment grown");
+            *port = Some(grown);
         }
         let publisher = &port.as_ref().expect("created above").publisher;
         let uninit = publisher

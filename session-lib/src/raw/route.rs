@@ -29,16 +29,21 @@ pub struct Plan {
 #[derive(Debug)]
 pub struct LaneRoute {
     sender: Arc<LaneSender>,
+    /// The lane keeps history for late joiners: every message goes through it, subscribers or not.
+    keeps_history: bool,
     state: AtomicU64,
     last_zenoh_sequence: AtomicI64,
     changed: tokio::sync::Notify,
 }
 
 impl LaneRoute {
-    /// A route that sends through zenoh until told otherwise.
-    pub fn new(sender: Arc<LaneSender>) -> Self {
+    /// A route that sends through zenoh until told otherwise. With `keeps_history`
+    /// (TRANSIENT_LOCAL), every message also goes through the lane, so that its history is
+    /// there for subscribers that arrive later.
+    pub fn new(sender: Arc<LaneSender>, keeps_history: bool) -> Self {
         Self {
             sender,
+            keeps_history,
             state: AtomicU64::new(ZENOH_NEEDED),
             last_zenoh_sequence: AtomicI64::new(0),
             changed: tokio::sync::Notify::new(),
@@ -79,7 +84,7 @@ impl LaneRoute {
             self.changed.notify_one();
         }
         Plan {
-            lane: now > 0,
+            lane: now > 0 || self.keeps_history,
             zenoh: now == 0 || now != counted || state & ZENOH_NEEDED != 0,
         }
     }

@@ -108,6 +108,13 @@ impl<T: Message> Publisher<T> {
         self.raw.lane().is_some_and(|route| route.skips_zenoh())
     }
 
+    /// Subscribers this publisher's lane serves now (0 without a lane).
+    pub fn lane_subscribers(&self) -> usize {
+        self.raw
+            .lane()
+            .map_or(0, |route| route.sender().subscriber_count())
+    }
+
     /// The publisher's GID (carried in every attachment).
     pub fn gid(&self) -> Gid {
         self.gid

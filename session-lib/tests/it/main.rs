@@ -13,6 +13,8 @@ mod malformed;
 mod ros_nodes;
 // The layers of the README hold in the code of both crates.
 mod layers;
+// The same-host lane: paths, switching, QoS, lane off.
+mod lane;
 
 use zshm::config::Environment;
 

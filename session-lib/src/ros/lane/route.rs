@@ -13,7 +13,8 @@
 //! * a subscriber without a token is seen at the next look at the admin space, every
 //!   [`RECHECK`] while zenoh is skipped;
 //! * a TRANSIENT_LOCAL publisher always uses zenoh too, so that zenoh's cache answers late
-//!   rmw_zenoh joiners; it also connects new lane subscribers at once to hand them its history.
+//!   rmw_zenoh joiners, and always its lane, which keeps the history; it connects new lane
+//!   subscribers at once to hand them that history.
 //!
 //! Limit: a process that has a lane subscription of the topic and also a subscriber of the same
 //! key that is not a ROS subscription (a raw zenoh one) is taken as served by the lane.
@@ -88,7 +89,7 @@ pub(crate) async fn start(
             return None;
         }
     };
-    let route = Arc::new(LaneRoute::new(sender));
+    let route = Arc::new(LaneRoute::new(sender, profile.history > 0));
     raw.set_lane(route.clone());
     let watcher = Watcher {
         session: session.clone(),

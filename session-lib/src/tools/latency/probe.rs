@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::{LossTracker, StampVerdict, Window, WindowReport};
+use crate::raw::DataPath;
 use crate::ros::gid::Gid;
 
 /// One received sample, measured in the subscriber's callback.
@@ -17,8 +18,8 @@ pub struct Observation {
     pub publisher: Gid,
     /// Publisher sequence number from the attachment.
     pub sequence_number: i64,
-    /// Whether it came through shared memory.
-    pub shm: bool,
+    /// The path it came through.
+    pub path: DataPath,
     /// Payload size in bytes.
     pub bytes: usize,
 }
@@ -61,14 +62,14 @@ impl Probe {
     pub fn observe(&mut self, obs: Observation) -> Outcome {
         self.received += 1;
         let lost = self.loss.record(obs.publisher, obs.sequence_number);
-        self.run.add(obs.at, obs.latency_ns, lost, obs.shm, obs.bytes);
+        self.run.add(obs.at, obs.latency_ns, lost, obs.path, obs.bytes);
         let verdict = StampVerdict::of(obs.latency_ns);
         let first_implausible = (verdict != StampVerdict::Valid && !self.implausible_reported).then(|| {
             self.implausible_reported = true;
             (verdict, obs.latency_ns)
         });
         Outcome {
-            closed_window: self.window.add(obs.at, obs.latency_ns, lost, obs.shm, obs.bytes),
+            closed_window: self.window.add(obs.at, obs.latency_ns, lost, obs.path, obs.bytes),
             first_implausible,
         }
     }
@@ -97,7 +98,7 @@ mod tests {
             latency_ns: ms * 1_000_000,
             publisher: Gid([1; 16]),
             sequence_number: seq,
-            shm: true,
+            path: DataPath::Shm,
             bytes: 10,
         }
     }

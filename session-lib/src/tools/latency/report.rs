@@ -19,8 +19,11 @@ pub struct ProbeReport {
     pub lost: u64,
     /// Samples whose stamp was in the future or implausibly old.
     pub invalid_stamps: u64,
-    /// Share of the samples that came through shared memory, 0 to 1.
+    /// Share of the samples that came through shared memory (zenoh's or the lane), 0 to 1.
     pub shm_share: f64,
+    /// Share of the samples that came through the same-host lane, 0 to 1.
+    #[serde(default)]
+    pub lane_share: f64,
     /// Payload size of the last sample, bytes.
     pub message_bytes: usize,
     /// Statistics of the valid latencies, milliseconds.
@@ -40,6 +43,7 @@ impl ProbeReport {
             lost: window.lost,
             invalid_stamps: window.invalid_stamps,
             shm_share: window.shm_share(),
+            lane_share: window.lane_share(),
             message_bytes: window.message_bytes,
             latency_ms: window.latency_ms,
             cpu_seconds,

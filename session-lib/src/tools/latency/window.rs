@@ -10,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use super::Summary;
+use crate::raw::DataPath;
 
 /// Latencies outside this range cannot come from a wall-clock stamp on a working system.
 pub const MAX_PLAUSIBLE: Duration = Duration::from_secs(60);
@@ -50,8 +51,10 @@ pub struct WindowReport {
     pub invalid_stamps: u64,
     /// Messages lost (sequence gaps).
     pub lost: u64,
-    /// Samples received through shared memory.
+    /// Samples received through shared memory (zenoh's or the lane).
     pub shm: u64,
+    /// Samples received through the same-host lane.
+    pub lane: u64,
     /// Payload size of the last sample, in bytes.
     pub message_bytes: usize,
     /// Window length, seconds.
@@ -67,6 +70,15 @@ impl WindowReport {
             self.shm as f64 / self.received as f64
         }
     }
+
+    /// Share of samples that came through the same-host lane, 0..1.
+    pub fn lane_share(&self) -> f64 {
+        if self.received == 0 {
+            0.0
+        } else {
+            self.lane as f64 / self.received as f64
+        }
+    }
 }
 
 /// Accumulates samples and closes itself like the workshop script.
@@ -79,6 +91,7 @@ pub struct Window {
     invalid: u64,
     lost: u64,
     shm: u64,
+    lane: u64,
     message_bytes: usize,
 }
 
@@ -93,6 +106,7 @@ impl Window {
             invalid: 0,
             lost: 0,
             shm: 0,
+            lane: 0,
             message_bytes: 0,
         }
     }
@@ -103,12 +117,13 @@ impl Window {
         now: Instant,
         latency_ns: i64,
         lost_before: u64,
-        shm: bool,
+        path: DataPath,
         bytes: usize,
     ) -> Option<WindowReport> {
         self.received += 1;
         self.lost += lost_before;
-        self.shm += u64::from(shm);
+        self.shm += u64::from(path != DataPath::Network);
+        self.lane += u64::from(path == DataPath::Lane);
         self.message_bytes = bytes;
         match StampVerdict::of(latency_ns) {
             StampVerdict::Valid => self.latencies_ms.push(latency_ns as f64 / 1e6),
@@ -125,6 +140,7 @@ impl Window {
             invalid_stamps: self.invalid,
             lost: self.lost,
             shm: self.shm,
+            lane: self.lane,
             message_bytes: self.message_bytes,
             seconds: now.duration_since(self.started).as_secs_f64(),
         };
@@ -142,23 +158,38 @@ mod tests {
         let t0 = Instant::now();
         let mut w = Window::new(Duration::from_secs(3), t0);
         assert!(
-            w.add(t0 + Duration::from_secs(1), 5_000_000, 0, true, 100)
+            w.add(t0 + Duration::from_secs(1), 5_000_000, 0, DataPath::Lane, 100)
                 .is_none()
         );
         assert!(
-            w.add(t0 + Duration::from_secs(3), 7_000_000, 0, true, 100)
+            w.add(t0 + Duration::from_secs(3), 7_000_000, 0, DataPath::Lane, 100)
                 .is_none(),
             "3.0 s is not more than 3 s"
         );
         let report = w
-            .add(t0 + Duration::from_millis(3100), 9_000_000, 1, false, 100)
+            .add(
+                t0 + Duration::from_millis(3100),
+                9_000_000,
+                1,
+                DataPath::Network,
+                100,
+            )
             .unwrap();
         let latency = report.latency_ms.unwrap();
         assert_eq!((latency.count, latency.mean, latency.max), (3, 7.0, 9.0));
-        assert_eq!((report.received, report.lost, report.shm), (3, 1, 2));
+        assert_eq!(
+            (report.received, report.lost, report.shm, report.lane),
+            (3, 1, 2, 2)
+        );
         assert!(
-            w.add(t0 + Duration::from_millis(3200), 1_000_000, 0, true, 100)
-                .is_none(),
+            w.add(
+                t0 + Duration::from_millis(3200),
+                1_000_000,
+                0,
+                DataPath::Lane,
+                100
+            )
+            .is_none(),
             "a new window started"
         );
     }
@@ -167,9 +198,9 @@ mod tests {
     fn implausible_stamps_are_counted_not_averaged() {
         let t0 = Instant::now();
         let mut w = Window::new(Duration::from_secs(1), t0);
-        w.add(t0, -2_000_000, 0, true, 1);
-        w.add(t0, 1_700_000_000_000_000_000, 0, true, 1);
-        w.add(t0, 3_000_000, 0, true, 1);
+        w.add(t0, -2_000_000, 0, DataPath::Shm, 1);
+        w.add(t0, 1_700_000_000_000_000_000, 0, DataPath::Shm, 1);
+        w.add(t0, 3_000_000, 0, DataPath::Shm, 1);
         let report = w.close(t0 + Duration::from_secs(1));
         assert_eq!(report.invalid_stamps, 2);
         assert_eq!(report.latency_ms.unwrap().mean, 3.0);

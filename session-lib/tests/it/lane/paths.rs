@@ -1,0 +1,287 @@
+//! Which path messages take, and that switching between them loses nothing and repeats nothing.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use zshm::msgs::Message;
+use zshm::msgs::builtin_interfaces::wall_clock_nanos;
+use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
+use zshm::msgs::std_msgs::{self, Header};
+use zshm::raw::DataPath;
+use zshm::ros::Publisher;
+use zshm::ros::gid::Gid;
+use zshm::ros::qos::QosProfile;
+
+use super::{DEADLINE, Domain, Net, assert_contiguous, until};
+
+/// What a subscription callback saw of one message.
+#[derive(Debug, Clone, PartialEq)]
+struct Seen {
+    gid: Gid,
+    seq: i64,
+    stamp_ns: i64,
+    path: DataPath,
+    text: String,
+}
+
+type Log = Arc<Mutex<Vec<Seen>>>;
+
+fn record(log: &Log) -> impl Fn(zshm::ros::Sample<std_msgs::String>) + Send + Sync + 'static {
+    let log = log.clone();
+    move |sample| {
+        log.lock().unwrap().push(Seen {
+            gid: sample.publisher_gid(),
+            seq: sample.sequence_number(),
+            stamp_ns: sample.source_timestamp(),
+            path: sample.path(),
+            text: sample.view().to_owned(),
+        })
+    }
+}
+
+fn seqs_of(log: &Log, gid: Gid) -> Vec<i64> {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.gid == gid)
+        .map(|s| s.seq)
+        .collect()
+}
+
+async fn publish_texts(
+    publisher: &Publisher<std_msgs::String>,
+    range: std::ops::RangeInclusive<u64>,
+    pause: Duration,
+) {
+    for n in range {
+        let text = std_msgs::String {
+            data: format!("n{n}"),
+        };
+        publisher.publish(&text).await.unwrap();
+        tokio::time::sleep(pause).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zshm_subscriber_reads_the_publishers_lane_buffer_in_place_with_the_same_attachment() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (a, camera) = net.node("camera").await;
+    let (b, viewer) = net.node("viewer").await;
+    let (tx, rx) = flume::unbounded();
+    let _subscription = viewer
+        .create_subscription::<PointCloud2>("/it/lane/points", QosProfile::keep_last(16), move |s| {
+            let view = s.view();
+            let pattern = zshm::tools::pattern::verify(view.data).ok();
+            let facts = (
+                s.sequence_number(),
+                s.publisher_gid(),
+                s.source_timestamp(),
+                s.path(),
+                pattern,
+            );
+            tx.send((facts, view.data.len())).unwrap();
+        })
+        .await
+        .unwrap();
+    let publisher = camera
+        .create_publisher::<PointCloud2>("/it/lane/points", QosProfile::keep_last(16))
+        .await
+        .unwrap();
+    until("the lane serves every subscriber", || publisher.skips_zenoh()).await;
+
+    let shape = PointCloud2 {
+        header: Header {
+            frame_id: "lane".into(),
+            ..Default::default()
+        },
+        height: 1,
+        width: 1 << 16,
+        fields: vec![PointField::new("v", 0, PointField::UINT8)],
+        point_step: 1,
+        row_step: 1 << 16,
+        is_dense: true,
+        ..Default::default()
+    };
+    for seq in 1..=50i64 {
+        let mut loan = publisher.loan(&shape, 1 << 16).await;
+        assert!(loan.is_lane(), "written straight into the lane's buffer");
+        zshm::tools::pattern::fill(loan.data_mut(), seq as u64);
+        let before = wall_clock_nanos();
+        publisher.publish_loan(loan).await.unwrap();
+        let ((number, gid, stamp, path, pattern), len) = rx.recv_async().await.unwrap();
+        assert_eq!((number, gid, path), (seq, publisher.gid(), DataPath::Lane));
+        assert!(
+            stamp >= before && stamp <= wall_clock_nanos(),
+            "the publisher's wall clock"
+        );
+        assert_eq!((pattern, len), (Some(seq as u64), 1 << 16), "every byte");
+    }
+    let sent = a.stats().snapshot();
+    assert_eq!(sent.lane.published_messages, 50);
+    assert_eq!(
+        sent.lane.zenoh_skipped, 50,
+        "no zenoh send while the lane serves everyone"
+    );
+    assert_eq!(sent.published_shm_messages + sent.published_heap_messages, 0);
+    let received = b.stats().snapshot();
+    assert_eq!(received.lane.received_messages, 50);
+    assert_eq!(received.received_shm_messages + received.received_net_messages, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_zenoh_subscriber_next_to_a_lane_subscriber_gets_every_message() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    // A subscriber that is not a ROS node at all: no token, nothing but zenoh. It comes first,
+    // so the publisher knows it before its lane has a subscriber (then it never skips zenoh).
+    let foreign = net.session().await;
+    let key = zshm::ros::keyexpr::topic_keyexpr(0, "/it/lane/chatter", &<std_msgs::String as Message>::TYPE);
+    let (tx, rx) = flume::unbounded();
+    let _plain = foreign
+        .zenoh()
+        .declare_subscriber(key)
+        .callback(move |sample| {
+            let attachment = sample.attachment().map(|a| a.to_bytes().into_owned());
+            let _ = tx.send(attachment);
+        })
+        .await
+        .unwrap();
+    let (_a, talker) = net.node("talker").await;
+    let (b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let _lane = listener
+        .create_subscription::<std_msgs::String>("/it/lane/chatter", QosProfile::default(), record(&log))
+        .await
+        .unwrap();
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/chatter", QosProfile::default())
+        .await
+        .unwrap();
+    until("the lane subscriber attached", || {
+        publisher.lane_subscribers() == 1
+    })
+    .await;
+    assert!(publisher.wait_for_subscribers(DEADLINE).await);
+
+    publish_texts(&publisher, 1..=100, Duration::from_millis(2)).await;
+    let mut foreign_seqs = Vec::new();
+    while foreign_seqs.len() < 100 {
+        let attachment = tokio::time::timeout(DEADLINE, rx.recv_async())
+            .await
+            .unwrap()
+            .unwrap();
+        let attachment = zshm::ros::attachment::Attachment::decode(&attachment.unwrap()).unwrap();
+        foreign_seqs.push(attachment.sequence_number);
+    }
+    assert_eq!(
+        foreign_seqs,
+        (1..=100).collect::<Vec<_>>(),
+        "the plain subscriber got everything"
+    );
+    assert!(!publisher.skips_zenoh(), "zenoh still carries the messages");
+    until("the lane subscriber got all", || {
+        seqs_of(&log, publisher.gid()).len() == 100
+    })
+    .await;
+    assert_eq!(
+        seqs_of(&log, publisher.gid()),
+        (1..=100).collect::<Vec<_>>(),
+        "once each, in order"
+    );
+    assert_eq!(log.lock().unwrap()[99].text, "n100");
+    // Every message reached the lane subscriber twice (lane and zenoh) and was delivered once.
+    until("both copies", || {
+        b.stats().snapshot().lane.duplicates_dropped == 100
+    })
+    .await;
+    assert_eq!(b.stats().snapshot().lane.received_messages, 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn switching_paths_loses_nothing_and_repeats_nothing() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (_a, talker) = net.node("talker").await;
+    let publisher = Arc::new(
+        talker
+            .create_publisher::<std_msgs::String>("/it/lane/switch", QosProfile::keep_last(16))
+            .await
+            .unwrap(),
+    );
+    let streaming = publisher.clone();
+    let stream =
+        tokio::spawn(async move { publish_texts(&streaming, 1..=u64::MAX, Duration::from_millis(4)).await });
+
+    // A subscriber that arrives mid-stream starts on zenoh, then switches to the lane.
+    let (b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/switch", QosProfile::keep_last(16), record(&log))
+        .await
+        .unwrap();
+    until("the switch to the lane", || publisher.skips_zenoh()).await;
+    // A foreign subscriber comes (the publisher sends through zenoh again) and goes.
+    let foreign = net.session().await;
+    let plain = foreign
+        .zenoh()
+        .declare_subscriber(publisher.key_expr().to_owned())
+        .callback(|_| {})
+        .await
+        .unwrap();
+    until("zenoh back on", || !publisher.skips_zenoh()).await;
+    plain.undeclare().await.unwrap();
+    until("zenoh skipped again", || publisher.skips_zenoh()).await;
+    stream.abort();
+
+    let seqs = seqs_of(&log, publisher.gid());
+    assert!(seqs.len() > 100, "{} messages", seqs.len());
+    assert_contiguous(&seqs);
+    let paths: Vec<DataPath> = log.lock().unwrap().iter().map(|s| s.path).collect();
+    assert!(
+        paths.contains(&DataPath::Lane) && paths.last() == Some(&DataPath::Lane),
+        "{paths:?}"
+    );
+    assert_eq!(b.stats().snapshot().lane.switch_gaps, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_publisher_is_received_whole_through_the_lane() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (_b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/restart", QosProfile::default(), record(&log))
+        .await
+        .unwrap();
+    let mut gids = Vec::new();
+    for _run in 0..2 {
+        let (session, talker) = net.node("talker").await;
+        let publisher = talker
+            .create_publisher::<std_msgs::String>("/it/lane/restart", QosProfile::default())
+            .await
+            .unwrap();
+        assert!(publisher.wait_for_subscribers(DEADLINE).await);
+        publish_texts(&publisher, 1..=60, Duration::from_millis(5)).await;
+        let gid = publisher.gid();
+        until("the last message", || seqs_of(&log, gid).last() == Some(&60)).await;
+        gids.push(gid);
+        drop((publisher, talker));
+        session.close().await.unwrap();
+    }
+    assert_ne!(gids[0], gids[1], "a new publisher, a new GID");
+    let seen = log.lock().unwrap().clone();
+    for gid in gids {
+        assert_eq!(
+            seqs_of(&log, gid),
+            (1..=60).collect::<Vec<_>>(),
+            "all of them, once, in order"
+        );
+        let lane = seen
+            .iter()
+            .filter(|s| s.gid == gid && s.path == DataPath::Lane)
+            .count();
+        assert!(lane > 0, "the lane took over from zenoh");
+    }
+}

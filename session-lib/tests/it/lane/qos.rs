@@ -1,0 +1,189 @@
+//! QoS through the lane behaves as over zenoh: transient-local history for late joiners,
+//! KEEP_ALL without loss, and what the lane cannot hold stays on zenoh, counted.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use zshm::msgs::std_msgs;
+use zshm::raw::DataPath;
+use zshm::ros::qos::{Durability, History, QosProfile};
+use zshm::stats::LaneFallback;
+
+use super::{DEADLINE, Domain, Net, until, until_or};
+
+type Log = Arc<Mutex<Vec<(i64, DataPath)>>>;
+
+fn record(log: &Log) -> impl Fn(zshm::ros::Sample<std_msgs::String>) + Send + Sync + 'static {
+    let log = log.clone();
+    move |sample| {
+        log.lock()
+            .unwrap()
+            .push((sample.sequence_number(), sample.path()))
+    }
+}
+
+fn text(n: u64) -> std_msgs::String {
+    std_msgs::String {
+        data: format!("n{n}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transient_local_late_joiner_gets_the_history_once_then_the_lane() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let latched = QosProfile::keep_last(5).durability(Durability::TransientLocal);
+    let (_a, talker) = net.node("talker").await;
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/latched", latched)
+        .await
+        .unwrap();
+    for n in 1..=8 {
+        publisher.publish(&text(n)).await.unwrap();
+    }
+    let (b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/latched", latched, record(&log))
+        .await
+        .unwrap();
+    until("the history", || log.lock().unwrap().len() >= 5).await;
+    until("the lane subscriber", || publisher.lane_subscribers() == 1).await;
+    publisher.publish(&text(9)).await.unwrap();
+    until("the next message", || {
+        log.lock().unwrap().iter().any(|(seq, _)| *seq == 9)
+    })
+    .await;
+    let seqs: Vec<i64> = log.lock().unwrap().iter().map(|(seq, _)| *seq).collect();
+    assert_eq!(
+        seqs,
+        [4, 5, 6, 7, 8, 9],
+        "the last 5, once each, then the live one"
+    );
+    // A transient-local publisher sends through zenoh too (for zenoh's cache), and the lane
+    // hands over its own history (the last 5 when the subscriber connected): copies of the same
+    // numbers arrived both ways and were delivered once.
+    until_or(
+        || b.stats().snapshot().lane.received_messages >= 5,
+        || format!("no history through the lane: {:?}", b.stats().snapshot().lane),
+    )
+    .await;
+    assert!(b.stats().snapshot().lane.duplicates_dropped >= 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keep_all_reliable_through_the_lane_waits_for_a_slow_subscriber_and_loses_nothing() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let keep_all = QosProfile {
+        history: History::KeepAll,
+        ..QosProfile::default()
+    };
+    let (b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let slow = record(&log);
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/all", keep_all, move |sample| {
+            std::thread::sleep(Duration::from_millis(2));
+            slow(sample)
+        })
+        .await
+        .unwrap();
+    let (a, talker) = net.node("talker").await;
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/all", keep_all)
+        .await
+        .unwrap();
+    until("the lane serves every subscriber", || publisher.skips_zenoh()).await;
+    for n in 1..=200 {
+        publisher.publish(&text(n)).await.unwrap(); // 16 queued at most: the publisher waits
+    }
+    until_or(
+        || log.lock().unwrap().len() == 200,
+        || {
+            format!(
+                "{} of 200 arrived: {:?}",
+                log.lock().unwrap().len(),
+                b.stats().snapshot().lane
+            )
+        },
+    )
+    .await;
+    let seen = log.lock().unwrap().clone();
+    assert_eq!(
+        seen.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+        (1..=200).collect::<Vec<_>>()
+    );
+    assert!(seen.iter().all(|(_, path)| *path == DataPath::Lane));
+    assert_eq!(a.stats().snapshot().lane.blocked_discards, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_depth_the_lane_cannot_hold_stays_on_zenoh_and_is_counted() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/deep", QosProfile::keep_last(50), record(&log))
+        .await
+        .unwrap();
+    let (_a, talker) = net.node("talker").await;
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/deep", QosProfile::default())
+        .await
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(DEADLINE).await);
+    for n in 1..=20 {
+        publisher.publish(&text(n)).await.unwrap();
+    }
+    until("all 20", || log.lock().unwrap().len() == 20).await;
+    assert!(
+        log.lock()
+            .unwrap()
+            .iter()
+            .all(|(_, path)| *path != DataPath::Lane)
+    );
+    assert_eq!(publisher.lane_subscribers(), 0);
+    assert!(!publisher.skips_zenoh());
+    let fallbacks = b.stats().snapshot().lane;
+    assert_eq!(fallbacks.fallbacks(LaneFallback::DepthAboveLimit), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_zshm_lane_off_everything_goes_through_zenoh() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env().with("ZSHM_LANE", "off")).await;
+    let (a, talker) = net.node("talker").await;
+    let (_b, listener) = net.node("listener").await;
+    let status = a.lane_status();
+    assert_eq!(
+        status.unavailable_reason().map(|r| r.label()),
+        Some("disabled_by_env")
+    );
+    let log: Log = Arc::default();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/off", QosProfile::default(), record(&log))
+        .await
+        .unwrap();
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/off", QosProfile::default())
+        .await
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(DEADLINE).await);
+    for n in 1..=10 {
+        publisher.publish(&text(n)).await.unwrap();
+    }
+    until("all 10", || log.lock().unwrap().len() == 10).await;
+    assert!(
+        log.lock()
+            .unwrap()
+            .iter()
+            .all(|(_, path)| *path != DataPath::Lane)
+    );
+    assert_eq!(a.stats().snapshot().lane.published_messages, 0);
+    assert!(
+        !std::path::Path::new(&domain.env().get("ZSHM_LANE_ROOT").unwrap()).exists(),
+        "no iceoryx2 state at all"
+    );
+}
