@@ -1,10 +1,11 @@
 //! `zshm demo`: the workshop's comparison with nothing to set up. It runs a router, the camera
-//! simulator and the latency probe (all as child processes of this program) first over TCP
-//! loopback, then through shared memory, prints the probe's workshop lines as they come, and ends
-//! with a comparison: latency, loopback vs SHM bytes, CPU time per cloud.
+//! simulator and the latency probe (all as child processes of this program) three times: over
+//! TCP loopback, through zenoh's shared memory (the lane off), and through the same-host lane
+//! (the default between zshm nodes). It prints the probe's workshop lines as they come, and ends
+//! with a comparison: latency, bytes by path, CPU time per cloud.
 //!
 //! Each phase's router listens on an ephemeral loopback port, so a router already running on
-//! 7447 is not disturbed. Exit code 0 only when both phases delivered clouds.
+//! 7447 is not disturbed. Exit code 0 only when every phase delivered clouds.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -51,7 +52,31 @@ struct Phase {
     name: &'static str,
     number: u8,
     no_shm: bool,
+    /// Environment of the camera and the probe (the lane is on unless told otherwise).
+    env: &'static [(&'static str, &'static str)],
 }
+
+/// The phases, in order.
+const PHASES: [Phase; 3] = [
+    Phase {
+        name: "TCP loopback",
+        number: 1,
+        no_shm: true,
+        env: &[],
+    },
+    Phase {
+        name: "zenoh SHM",
+        number: 2,
+        no_shm: false,
+        env: &[("ZSHM_LANE", "off")],
+    },
+    Phase {
+        name: "lane",
+        number: 3,
+        no_shm: false,
+        env: &[],
+    },
+];
 
 /// What one phase measured.
 struct PhaseResult {
@@ -73,7 +98,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("cannot find this program to start the demo's processes")?;
     println!(
         "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
-         then through shared memory, {} each.",
+         through zenoh's shared memory, then through the same-host lane, {} each.",
         args.cloud.width,
         args.cloud.height,
         human_bytes(
@@ -82,29 +107,17 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.rate,
         zshm::text::seconds(args.duration)
     );
-    let tcp = Phase {
-        name: "TCP loopback",
-        number: 1,
-        no_shm: true,
-    };
-    let shm = Phase {
-        name: "shared memory",
-        number: 2,
-        no_shm: false,
-    };
-    let tcp = tcp.run(&exe, &args).await?;
-    let shm = shm.run(&exe, &args).await?;
+    let mut results = Vec::new();
+    for phase in &PHASES {
+        results.push(phase.run(&exe, &args).await?);
+    }
     remove_their_segments();
-    compare(&tcp, &shm);
-    let both = tcp.probe.received > 0 && shm.probe.received > 0;
-    if !both {
+    compare(&results);
+    let all = results.iter().all(|r| r.probe.received > 0);
+    if !all {
         eprintln!("zshm demo: a phase received no cloud; run `zshm doctor` to see why");
     }
-    Ok(if both {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if all { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// The processes of a running phase.
@@ -119,8 +132,10 @@ struct Running {
 impl Phase {
     async fn run(&self, exe: &Path, args: &Args) -> anyhow::Result<PhaseResult> {
         println!(
-            "\nPhase {}/2, {}: starting a router, the camera and the probe...",
-            self.number, self.name
+            "\nPhase {}/{}, {}: starting a router, the camera and the probe...",
+            self.number,
+            PHASES.len(),
+            self.name
         );
         let mut running = self.start(exe, args).await?;
         println!("  measuring for {}:", zshm::text::seconds(args.duration));
@@ -162,7 +177,7 @@ impl Phase {
         let probe = spawn(
             exe,
             &[&probe_args[..], self.shm_flag()].concat(),
-            &[],
+            self.env,
             Logs::Shown,
         )?;
         let (width, height, rate) = (
@@ -177,7 +192,7 @@ impl Phase {
         let camera = spawn(
             exe,
             &[&camera_args[..], self.shm_flag()].concat(),
-            &[],
+            self.env,
             Logs::Shown,
         )?;
         Ok(Running {
@@ -245,57 +260,49 @@ impl Phase {
     }
 }
 
-fn compare(tcp: &PhaseResult, shm: &PhaseResult) {
-    println!("\nComparison ({} vs {}):", tcp.name, shm.name);
-    println!("  {:<24} {:>16} {:>16} {:>8}", "", tcp.name, shm.name, "ratio");
+/// The table of the phases side by side; the ratio is the first phase over the last.
+fn compare(phases: &[PhaseResult]) {
+    let (Some(first), Some(last)) = (phases.first(), phases.last()) else {
+        return;
+    };
+    let names: Vec<&str> = phases.iter().map(|p| p.name).collect();
+    println!("\nComparison ({}):", names.join(" vs "));
+    let header: String = names.iter().map(|n| format!(" {n:>14}")).collect();
+    println!("  {:<22}{header} {:>8}", "", "ratio");
     type Pick = fn(&Summary) -> f64;
     let latencies: [(&str, Pick); 3] = [
         ("mean latency", |s| s.mean),
         ("p50 latency", |s| s.p50),
         ("p99 latency", |s| s.p99),
     ];
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2} ms"));
     for (label, pick) in latencies {
-        let (a, b) = (tcp.latency(pick), shm.latency(pick));
-        let fmt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2} ms"));
-        let ratio = match (a, b) {
+        let cells: String = phases
+            .iter()
+            .map(|p| format!(" {:>14}", ms(p.latency(pick))))
+            .collect();
+        let ratio = match (first.latency(pick), last.latency(pick)) {
             (Some(a), Some(b)) if b > 0.0 => format!("{:.1}x", a / b),
             _ => "-".into(),
         };
-        println!("  {label:<24} {:>16} {:>16} {ratio:>8}", fmt(a), fmt(b));
+        println!("  {label:<22}{cells} {ratio:>8}");
     }
-    let bytes = |v: f64| human_bytes(v as u64);
-    let rows = [
-        (
-            "clouds received",
-            tcp.probe.received.to_string(),
-            shm.probe.received.to_string(),
-        ),
-        (
-            "bytes over loopback",
-            bytes(tcp.traffic.loopback),
-            bytes(shm.traffic.loopback),
-        ),
-        (
-            "payload through SHM",
-            bytes(tcp.traffic.shm),
-            bytes(shm.traffic.shm),
-        ),
-        (
-            "payload over network",
-            bytes(tcp.traffic.network),
-            bytes(shm.traffic.network),
-        ),
-        (
-            "CPU per cloud",
-            format!("{:.2} ms", tcp.cpu_ms_per_cloud),
-            format!("{:.2} ms", shm.cpu_ms_per_cloud),
-        ),
+    fn bytes(v: f64) -> String {
+        human_bytes(v as u64)
+    }
+    type Cell = fn(&PhaseResult) -> String;
+    let rows: [(&str, Cell); 6] = [
+        ("clouds received", |p| p.probe.received.to_string()),
+        ("bytes over loopback", |p| bytes(p.traffic.loopback)),
+        ("payload through lane", |p| bytes(p.traffic.lane)),
+        ("payload through SHM", |p| bytes(p.traffic.shm)),
+        ("payload over network", |p| bytes(p.traffic.network)),
+        ("CPU per cloud", |p| format!("{:.2} ms", p.cpu_ms_per_cloud)),
     ];
-    for (label, a, b) in rows {
-        println!("  {label:<24} {a:>16} {b:>16}");
+    for (label, cell) in rows {
+        let cells: String = phases.iter().map(|p| format!(" {:>14}", cell(p))).collect();
+        println!("  {label:<22}{cells}");
     }
-    println!(
-        "  metrics were served at {} and {} during the phases",
-        tcp.metrics_url, shm.metrics_url
-    );
+    let urls: Vec<&str> = phases.iter().map(|p| p.metrics_url.as_str()).collect();
+    println!("  metrics were served at {} during the phases", urls.join(", "));
 }

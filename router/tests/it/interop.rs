@@ -6,7 +6,9 @@
 //! The Python environment comes from `$ZSHM_PYTHON`, else `.venv/bin/python`;
 //! `tools/test.sh` (the README's test command) creates it.
 
-use crate::support::{Router, Spawn, repo_path};
+use std::time::{Duration, Instant};
+
+use crate::support::{DEADLINE, LaneRoot, Router, Spawn, repo_path};
 
 fn python() -> String {
     let python = std::env::var("ZSHM_PYTHON").unwrap_or_else(|_| repo_path(".venv/bin/python"));
@@ -109,4 +111,79 @@ fn zshm_listener_rejects_and_counts_malformed_samples_then_keeps_listening() {
             .count();
         assert_eq!(lines, 1, "one WARN for {reason}:\n{stderr}");
     }
+}
+
+/// Waits until the graph shows `count` subscribers of /chatter.
+fn wait_for_chatter_subscribers(router: &Router, count: u64) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let mut topics = Spawn::zshm("topics", &["topics", "-e", &router.locator, "--json"]).start();
+        assert_eq!(topics.wait_exit(), 0, "{}", topics.dump());
+        let subscribers = topics.json().as_array().and_then(|topics| {
+            topics
+                .iter()
+                .find(|t| t["name"] == "/chatter")
+                .and_then(|t| t["subscribers"].as_u64())
+        });
+        if subscribers == Some(count) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{count} subscribers of /chatter never showed up"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The lane serves zshm subscribers; everyone else must still get every message through zenoh.
+#[test]
+fn a_python_rmw_zenoh_subscriber_next_to_a_lane_subscriber_gets_every_message() {
+    let root = LaneRoot::new("pylane", 0);
+    let router = Router::start(&[]);
+    let mut listen = peer(
+        "py-listen",
+        &["listen", "--connect", &router.locator, "--count", "30"],
+    )
+    .start();
+    let mut listener = Spawn::zshm("listener", &["listener", "-e", &router.locator, "-n", "30"])
+        .env("ZSHM_LANE_ROOT", &root.path)
+        .start();
+    wait_for_chatter_subscribers(&router, 2);
+    let mut talker = Spawn::zshm(
+        "talker",
+        &[
+            "talker",
+            "-e",
+            &router.locator,
+            "-n",
+            "30",
+            "-r",
+            "30",
+            "--wait",
+            "60",
+        ],
+    )
+    .env("ZSHM_LANE_ROOT", &root.path)
+    .start();
+    assert_eq!(listen.wait_exit(), 0, "{}", listen.dump());
+    assert_eq!(listener.wait_exit(), 0, "{}", listener.dump());
+    assert_eq!(talker.wait_exit(), 0, "{}", talker.dump());
+    let report = listen.json();
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(
+        report["sequence_numbers"],
+        serde_json::json!((1..=30).collect::<Vec<_>>())
+    );
+    let expected: Vec<String> = (1..=30).map(|n| format!("I heard: [Hello World: {n}]")).collect();
+    assert_eq!(listener.stdout(), expected);
+    let stderr = listener.stderr();
+    let summary = stderr
+        .lines()
+        .find(|l| l.contains("heard 30 messages"))
+        .unwrap_or_else(|| panic!("no summary:\n{stderr}"));
+    assert!(
+        !summary.contains(" lane=0 "),
+        "the zshm listener used the lane: {summary}"
+    );
 }

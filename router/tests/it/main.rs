@@ -21,3 +21,5 @@ mod ros;
 mod workshop;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.
 mod transport;
+// The same-host lane between processes: another user, killed processes, shm-clean, doctor.
+mod lane;

@@ -1,6 +1,7 @@
 //! The Prometheus exporter: its output passes `promtool check metrics`, it covers every node
 //! from one target, and every query of the Grafana dashboard returns data from a real
-//! Prometheus server scraping it while 4 MiB point clouds flow.
+//! Prometheus server scraping it while 4 MiB point clouds flow through zenoh's shared memory and
+//! strings through the same-host lane.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -35,12 +36,15 @@ fn scrape_until(url: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
     }
 }
 
-/// A camera (1024 x 171 points: 4 MiB clouds at 20 Hz) and a latency probe on `router`.
-fn camera_and_probe(router: &Router) -> (Proc, Proc) {
+/// A camera (1024 x 171 points: 4 MiB clouds at 20 Hz) and a latency probe on `router`,
+/// through the lane, or through zenoh's shared memory with `lane` false.
+fn camera_and_probe(router: &Router, lane: bool) -> (Proc, Proc) {
+    let switch = if lane { "on" } else { "off" };
     let probe = Spawn::zshm(
         "cam-latency",
         &["cam-latency", "-e", &router.locator, "--duration", "300"],
     )
+    .env("ZSHM_LANE", switch)
     .start();
     let camera = Spawn::zshm(
         "cam-pub",
@@ -58,21 +62,44 @@ fn camera_and_probe(router: &Router) -> (Proc, Proc) {
             "60",
         ],
     )
+    .env("ZSHM_LANE", switch)
     .start();
     (probe, camera)
 }
 
-fn has_shm_payload(text: &str) -> bool {
+/// A talker and a listener on `router`, which talk through the lane.
+fn talker_and_listener(router: &Router) -> (Proc, Proc) {
+    let listener = Spawn::zshm("listener", &["listener", "-e", &router.locator]).start();
+    let talker = Spawn::zshm("talker", &["talker", "-e", &router.locator, "-r", "20"]).start();
+    (talker, listener)
+}
+
+fn has_payload_on(path: &str, text: &str) -> bool {
     text.lines().any(|l| {
-        l.starts_with("zshm_payload_bytes_total{") && l.contains(r#"path="shm""#) && !l.ends_with(" 0")
-    }) && text.contains("zshm_cam_latency_seconds_count{")
+        l.starts_with("zshm_payload_bytes_total{")
+            && l.contains(&format!("path=\"{path}\""))
+            && !l.ends_with(" 0")
+    })
+}
+
+fn has_shm_payload(text: &str) -> bool {
+    has_payload_on("shm", text) && text.contains("zshm_cam_latency_seconds_count{")
+}
+
+fn has_shm_and_lane_payload(text: &str) -> bool {
+    has_shm_payload(text) && has_payload_on("lane", text)
 }
 
 #[test]
 fn exporter_output_passes_promtool_and_covers_every_node() {
     let router = Router::start(&[]);
-    let (_probe, _camera) = camera_and_probe(&router);
-    let text = scrape_until(&router.metrics, "SHM payload and latency", has_shm_payload);
+    let (_probe, _camera) = camera_and_probe(&router, false);
+    let (_talker, _listener) = talker_and_listener(&router);
+    let text = scrape_until(
+        &router.metrics,
+        "SHM and lane payload and latency",
+        has_shm_and_lane_payload,
+    );
 
     let mut promtool = Command::new("promtool")
         .args(["check", "metrics"])
@@ -107,6 +134,9 @@ fn exporter_output_passes_promtool_and_covers_every_node() {
         "zshm_loopback_bytes_total",
         "zshm_dev_shm_zenoh_bytes",
         "zshm_shm_pool_size_bytes",
+        "zshm_lane_enabled",
+        "zshm_lane_fallbacks_total",
+        "zshm_dev_shm_lane_bytes",
         "zshm_transports",
         "zshm_build_info",
     ] {
@@ -130,10 +160,10 @@ fn standalone_exporter_serves_a_robot_without_zshm_router_metrics() {
 }
 
 #[test]
-fn traffic_shows_shm_bytes_per_second() {
+fn traffic_shows_lane_bytes_per_second() {
     let router = Router::start(&[]);
-    let (_probe, _camera) = camera_and_probe(&router);
-    scrape_until(&router.metrics, "SHM payload", has_shm_payload);
+    let (_probe, _camera) = camera_and_probe(&router, true);
+    scrape_until(&router.metrics, "lane payload", |t| has_payload_on("lane", t));
     let mut traffic = Spawn::zshm(
         "traffic",
         &["traffic", "--url", &router.metrics, "-n", "3", "-i", "0.5"],
@@ -142,14 +172,17 @@ fn traffic_shows_shm_bytes_per_second() {
     assert_eq!(traffic.wait_exit(), 0, "{}", traffic.dump());
     let lines = traffic.stdout();
     assert_eq!(lines.len(), 3, "{}", traffic.dump());
-    let shm_rates: Vec<f64> = lines
+    let lane_rates: Vec<f64> = lines
         .iter()
         .map(|l| {
             assert!(
-                l.starts_with("loopback ") && l.contains(" MB/s | shm ") && l.ends_with('%'),
+                l.starts_with("loopback ")
+                    && l.contains(" MB/s | lane ")
+                    && l.contains(" | shm ")
+                    && l.ends_with('%'),
                 "{l}"
             );
-            l.split(" | shm ")
+            l.split(" | lane ")
                 .nth(1)
                 .unwrap()
                 .split(' ')
@@ -160,8 +193,8 @@ fn traffic_shows_shm_bytes_per_second() {
         })
         .collect();
     assert!(
-        shm_rates.iter().any(|r| *r > 1.0),
-        "4 MiB at 20 Hz is about 80 MB/s through SHM: {lines:?}"
+        lane_rates.iter().any(|r| *r > 1.0),
+        "4 MiB at 20 Hz is about 80 MB/s through the lane: {lines:?}"
     );
 }
 
@@ -243,8 +276,13 @@ fn prometheus_query(url: &str, expr: &str) -> Vec<Value> {
 #[test]
 fn every_dashboard_query_returns_data_from_a_real_prometheus() {
     let router = Router::start(&[]);
-    let (_probe, _camera) = camera_and_probe(&router);
-    scrape_until(&router.metrics, "SHM payload and latency", has_shm_payload);
+    let (_probe, _camera) = camera_and_probe(&router, false);
+    let (_talker, _listener) = talker_and_listener(&router);
+    scrape_until(
+        &router.metrics,
+        "SHM and lane payload and latency",
+        has_shm_and_lane_payload,
+    );
     let dir = tempfile::tempdir().unwrap();
     let target = router
         .metrics
@@ -269,12 +307,12 @@ fn every_dashboard_query_returns_data_from_a_real_prometheus() {
     let share_query = dashboard_queries()
         .into_iter()
         .find(|q| q.contains(") / sum("))
-        .expect("the SHM share panel");
+        .expect("the shared-memory share panel");
     let share = prometheus_query(&url, &share_query.replace("$__rate_interval", "15s"));
     let share: f64 = share[0]["value"][1].as_str().unwrap().parse().unwrap();
     assert!(
         share > 0.99,
-        "everything goes through SHM here, the dashboard says {share}"
+        "everything goes through shared memory (lane or zenoh's) here, the dashboard says {share}"
     );
 }
 

@@ -8,7 +8,7 @@ use crate::support::{
 };
 
 #[test]
-fn demo_measures_both_phases_and_compares_them() {
+fn demo_measures_tcp_zenoh_shm_and_the_lane_and_compares_them() {
     let mut demo = Spawn::zshm("demo", &["demo", "--duration", "3"]).start();
     assert_eq!(demo.wait_exit(), 0, "{}", demo.dump());
     let out = demo.stdout();
@@ -26,7 +26,8 @@ fn demo_measures_both_phases_and_compares_them() {
     };
     for phase in [
         "[TCP loopback] whole phase: Mean : ",
-        "[shared memory] whole phase: Mean : ",
+        "[zenoh SHM] whole phase: Mean : ",
+        "[lane] whole phase: Mean : ",
     ] {
         assert!(
             out.iter()
@@ -40,11 +41,19 @@ fn demo_measures_both_phases_and_compares_them() {
         received.iter().all(|n| n.parse::<u64>().unwrap() > 0),
         "{received:?}"
     );
+    let big = |cell: &str| cell.ends_with("MiB") || cell.ends_with("GiB");
     let shm = row("payload through SHM");
     assert_eq!(shm[0], "0 B", "the TCP phase sends nothing through SHM");
+    assert!(big(&shm[1]), "the SHM phase sends clouds through SHM: {shm:?}");
+    let lane = row("payload through lane");
+    assert_eq!(
+        (lane[0].as_str(), lane[1].as_str()),
+        ("0 B", "0 B"),
+        "only the lane phase uses it"
+    );
     assert!(
-        shm[1].ends_with("MiB") || shm[1].ends_with("GiB"),
-        "the SHM phase sends clouds through SHM: {shm:?}"
+        big(&lane[2]),
+        "the lane phase sends clouds through the lane: {lane:?}"
     );
     let loopback = row("bytes over loopback");
     assert!(
@@ -52,7 +61,7 @@ fn demo_measures_both_phases_and_compares_them() {
         "the TCP phase loads loopback: {loopback:?}"
     );
     let mean = row("mean latency");
-    assert!(mean[2].ends_with('x'), "{mean:?}");
+    assert!(mean[3].ends_with('x'), "TCP over lane: {mean:?}");
     assert!(
         out.iter()
             .any(|l| l.contains("metrics were served at http://127.0.0.1:"))

@@ -95,9 +95,13 @@ pub fn root(env: &Environment) -> Result<PathBuf, ConfigError> {
     Ok(runtime.unwrap_or_else(|| PathBuf::from(format!("/tmp/zshm-lane-{uid}"))))
 }
 
-/// The /dev/shm file prefix of the domain rooted at `root`: `z<uid>_<6 hex digits>_`.
+/// The /dev/shm file prefix of this user's domain rooted at `root`: `z<uid>_<6 hex digits>_`.
 pub fn prefix(root: &Path) -> String {
-    let uid = nix::unistd::geteuid().as_raw();
+    prefix_of(nix::unistd::geteuid().as_raw(), root)
+}
+
+/// The /dev/shm file prefix of user `uid`'s domain rooted at `root`.
+pub fn prefix_of(uid: u32, root: &Path) -> String {
     let hash = xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes());
     format!("z{uid}_{:06x}_", hash & 0xff_ffff)
 }

@@ -238,7 +238,7 @@ impl Exporter {
 
 impl Exporter {
     /// The lane's series of one node: its status, what went through it, and every fallback.
-    fn add_lane(&self, out: &mut Families, report: &NodeReport, with: &dyn Fn(&[(&str, &str)]) -> Labels) {
+    fn add_lane(&self, out: &mut Families, report: &NodeReport, with: &WithLabels<'_>) {
         let lane = &report.stats.lane;
         out.gauge(
             "zshm_lane_enabled",
@@ -316,6 +316,9 @@ impl Exporter {
         }
     }
 }
+
+/// Builds a node's labels plus some of a series' own.
+type WithLabels<'a> = dyn Fn(&[(&str, &str)]) -> Labels + 'a;
 
 const PAYLOAD_BYTES_HELP: &str = "Payload bytes of user messages, by direction and path (shm: through zenoh's shared memory, network: over the link, from zenoh's statistics; lane: through the same-host lane, from zshm's report).";
 

@@ -95,6 +95,7 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
                 sent_ns: i64::from_le_bytes(bytes[0..8].try_into()?),
                 seq: u64::from_le_bytes(bytes[8..16].try_into()?),
                 shm: true,
+                lane: false,
             };
             if collector.record(arrival) {
                 break 'outer;

@@ -9,6 +9,7 @@ mod plot;
 mod report;
 pub mod role;
 pub mod shared;
+mod targets;
 
 use std::path::Path;
 use std::process::ExitCode;

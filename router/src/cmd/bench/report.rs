@@ -9,7 +9,7 @@ use zshm::text::human_bytes;
 use zshm::tools::latency::Summary;
 
 use super::Args;
-use super::plan::{Case, Mode, Sweep};
+use super::plan::{Case, Sweep};
 use super::shared::{PubReport, SubReport};
 
 /// What one case measured, over all its subscribers.
@@ -35,8 +35,11 @@ pub struct CaseResult {
     pub pub_peak_rss_mib: f64,
     /// Largest subscriber peak RSS, MiB.
     pub sub_peak_rss_mib: f64,
-    /// Share of messages received through shared memory.
+    /// Share of messages received through shared memory (zenoh's or the lane).
     pub shm_share: f64,
+    /// Share of messages received through the same-host lane.
+    #[serde(default)]
+    pub lane_share: f64,
     /// Why the case failed, if it did.
     pub error: Option<String>,
 }
@@ -55,6 +58,7 @@ impl CaseResult {
             pub_peak_rss_mib: 0.0,
             sub_peak_rss_mib: 0.0,
             shm_share: 0.0,
+            lane_share: 0.0,
             error: Some(error),
         }
     }
@@ -87,11 +91,8 @@ impl CaseResult {
             ),
             pub_peak_rss_mib: mib(publisher.peak_rss_bytes),
             sub_peak_rss_mib: subs.iter().map(|s| mib(s.peak_rss_bytes)).fold(0.0, f64::max),
-            shm_share: if received == 0 {
-                0.0
-            } else {
-                subs.iter().map(|s| s.shm).sum::<u64>() as f64 / received as f64
-            },
+            shm_share: share(subs.iter().map(|s| s.shm).sum(), received),
+            lane_share: share(subs.iter().map(|s| s.lane).sum(), received),
             error: None,
             case,
         }
@@ -100,6 +101,14 @@ impl CaseResult {
     /// p50 latency in µs.
     pub fn p50(&self) -> Option<f64> {
         self.latency_us.map(|l| l.p50)
+    }
+}
+
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
     }
 }
 
@@ -121,7 +130,7 @@ pub(super) fn write_all(dir: &Path, results: &[CaseResult], args: &Args) -> anyh
     Ok(markdown)
 }
 
-const CSV_HEADER: &str = "sweep,mode,payload_bytes,subscribers,rate_hz,count,received,lost,p50_us,p99_us,p999_us,max_us,mean_us,msgs_per_s,bytes_per_s,pub_cpu_us_per_msg,sub_cpu_us_per_msg,pub_peak_rss_mib,sub_peak_rss_mib,shm_share,error";
+const CSV_HEADER: &str = "sweep,mode,payload_bytes,subscribers,rate_hz,count,received,lost,p50_us,p99_us,p999_us,max_us,mean_us,msgs_per_s,bytes_per_s,pub_cpu_us_per_msg,sub_cpu_us_per_msg,pub_peak_rss_mib,sub_peak_rss_mib,shm_share,lane_share,error";
 
 fn csv(results: &[CaseResult]) -> String {
     let mut out = format!("{CSV_HEADER}\n");
@@ -130,7 +139,7 @@ fn csv(results: &[CaseResult]) -> String {
         let stat = |f: fn(&Summary) -> f64| l.as_ref().map_or(String::new(), |l| format!("{:.1}", f(l)));
         let _ = writeln!(
             out,
-            "{:?},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.0},{:.1},{:.1},{:.1},{:.1},{:.3},{}",
+            "{:?},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.0},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{}",
             r.case.sweep,
             r.case.mode,
             r.case.payload,
@@ -151,6 +160,7 @@ fn csv(results: &[CaseResult]) -> String {
             r.pub_peak_rss_mib,
             r.sub_peak_rss_mib,
             r.shm_share,
+            r.lane_share,
             r.error.as_deref().unwrap_or("").replace([',', '\n'], " ")
         );
     }
@@ -210,17 +220,17 @@ fn markdown(results: &[CaseResult], args: &Args) -> String {
         let _ = writeln!(out, "## {title}\n");
         let _ = writeln!(
             out,
-            "| payload | mode | subs | n | p50 | p99 | p99.9 | max | lost | msg/s | MB/s | pub CPU µs/msg | sub CPU µs/msg | pub RSS MiB | sub RSS MiB | SHM |"
+            "| payload | mode | subs | n | p50 | p99 | p99.9 | max | lost | msg/s | MB/s | pub CPU µs/msg | sub CPU µs/msg | pub RSS MiB | sub RSS MiB | SHM | lane |"
         );
         let _ = writeln!(
             out,
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         );
         for r in rows {
             let l = r.latency_us;
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0}% |{}",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0}% | {:.0}% |{}",
                 human_bytes(r.case.payload as u64),
                 r.case.mode,
                 r.case.subscribers,
@@ -237,6 +247,7 @@ fn markdown(results: &[CaseResult], args: &Args) -> String {
                 r.pub_peak_rss_mib,
                 r.sub_peak_rss_mib,
                 100.0 * r.shm_share,
+                100.0 * r.lane_share,
                 r.error
                     .as_deref()
                     .map(|e| format!(" error: {e}"))
@@ -245,94 +256,13 @@ fn markdown(results: &[CaseResult], args: &Args) -> String {
         }
         out.push('\n');
     }
-    out.push_str(&targets(results));
-    out
-}
-
-fn p50_of(results: &[CaseResult], sweep: Sweep, mode: Mode, payload: usize) -> Option<f64> {
-    results
-        .iter()
-        .find(|r| r.case.sweep == sweep && r.case.mode == mode && r.case.payload == payload)
-        .and_then(CaseResult::p50)
-}
-
-/// The targets, each as measured in this run.
-fn targets(results: &[CaseResult]) -> String {
-    let mut out = String::from("## Targets\n\n| target | measured | verdict |\n|---|---|---|\n");
-    let mut row = |target: &str, measured: Option<String>, ok: Option<bool>| {
-        let verdict = match ok {
-            Some(true) => "met",
-            Some(false) => "missed",
-            None => "not measured in this run",
-        };
-        let _ = writeln!(
-            out,
-            "| {target} | {} | {verdict} |",
-            measured.unwrap_or_else(|| "-".into())
-        );
-    };
-    let p = |mode, payload| p50_of(results, Sweep::Payload, mode, payload);
-    let (loan_small, loan_4m) = (p(Mode::ShmLoan, 64), p(Mode::ShmLoan, 4 << 20));
-    let flat = loan_small.zip(loan_4m).map(|(a, b)| b / a);
-    row(
-        "shm-loan p50 at 4 MiB ≤ 1.3 × its p50 at 64 B",
-        flat.map(|r| format!("{r:.2}×")),
-        flat.map(|r| r <= 1.3),
-    );
-    let tcp_4m = p(Mode::Tcp, 4 << 20);
-    let speedup = tcp_4m.zip(loan_4m).map(|(t, l)| t / l);
-    row(
-        "at 4 MiB, tcp p50 ≥ 20 × shm-loan p50",
-        speedup.map(|r| format!("{r:.1}×")),
-        speedup.map(|r| r >= 20.0),
-    );
-    let copy_4m = p(Mode::ShmCopy, 4 << 20);
-    let between = copy_4m
-        .zip(tcp_4m.zip(loan_4m))
-        .map(|(c, (t, l))| (c, l <= c && c <= t));
-    row(
-        "at 4 MiB, shm-copy p50 between shm-loan and tcp",
-        between.map(|(c, _)| format!("{c:.0} µs")),
-        between.map(|(_, ok)| ok),
-    );
-    let mut overheads = Vec::new();
-    for payload in results
-        .iter()
-        .filter(|r| r.case.sweep == Sweep::Payload)
-        .map(|r| r.case.payload)
-    {
-        for (ours, theirs) in [(Mode::ShmLoan, Mode::ZenohShm), (Mode::Tcp, Mode::ZenohTcp)] {
-            if let Some((a, b)) = p(ours, payload).zip(p(theirs, payload)) {
-                overheads.push((payload, ours, a / b));
-            }
-        }
-    }
-    overheads.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-    let worst = overheads.iter().copied().max_by(|a, b| a.2.total_cmp(&b.2));
-    row(
-        "zshm p50 ≤ 1.10 × plain zenoh p50 at every size",
-        worst.map(|(payload, mode, r)| format!("worst {r:.2}× ({mode} at {})", human_bytes(payload as u64))),
-        worst.map(|(_, _, r)| r <= 1.10),
-    );
-    let fan_out = results.iter().find(|r| {
-        r.case.sweep == Sweep::Subscribers && r.case.mode == Mode::ShmLoan && r.case.subscribers == 16
-    });
-    row(
-        "16 subscribers × 4 MiB at 30 Hz: nothing lost",
-        fan_out.map(|r| format!("{} lost of {}", r.lost, r.case.count * 16)),
-        fan_out.map(|r| r.lost == 0 && r.error.is_none()),
-    );
-    let floor = p(Mode::Iceoryx2, 64).zip(loan_small).map(|(i, l)| l / i);
-    row(
-        "shm-loan p50 at 64 B as a multiple of iceoryx2 (event-driven)",
-        floor.map(|r| format!("{r:.0}×")),
-        floor.map(|_| true),
-    );
+    out.push_str(&super::targets::table(results));
     out
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan::Mode;
     use super::*;
 
     fn case(mode: Mode, payload: usize) -> Case {
@@ -352,6 +282,7 @@ mod tests {
             received: latencies_us.len() as u64,
             lost,
             shm: latencies_us.len() as u64,
+            lane: 0,
             latencies_ns: latencies_us.iter().map(|us| us * 1000).collect(),
             first_ns: 0,
             last_ns: 2_000_000_000,
@@ -403,23 +334,5 @@ mod tests {
         assert_eq!(lines.len(), 3);
         let columns = CSV_HEADER.split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == columns), "{text}");
-    }
-
-    #[test]
-    fn targets_compare_cases_of_the_run() {
-        let publisher = PubReport {
-            published: 3,
-            cpu_seconds: 0.0,
-            peak_rss_bytes: 0,
-        };
-        let results = vec![
-            CaseResult::from_reports(case(Mode::ShmLoan, 64), &publisher, &[sub(&[100], 0)]),
-            CaseResult::from_reports(case(Mode::ShmLoan, 4 << 20), &publisher, &[sub(&[120], 0)]),
-            CaseResult::from_reports(case(Mode::Tcp, 4 << 20), &publisher, &[sub(&[3000], 0)]),
-        ];
-        let text = targets(&results);
-        assert!(text.contains("| 1.20× | met |"), "{text}");
-        assert!(text.contains("| 25.0× | met |"), "{text}");
-        assert!(text.contains("not measured in this run"), "{text}");
     }
 }

@@ -161,6 +161,7 @@ async fn zshm_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
                 sent_ns: view.header.stamp.as_nanos(),
                 seq: msg.sequence_number() as u64,
                 shm: msg.is_shm(),
+                lane: msg.path() == zshm::raw::DataPath::Lane,
             });
         })
         .await?;
@@ -245,6 +246,7 @@ async fn zenoh_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
                 sent_ns: i64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes")),
                 seq: u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")),
                 shm: payload.as_shm().is_some(),
+                lane: false,
             });
         })
         .await

@@ -65,8 +65,11 @@ pub struct SubReport {
     pub received: u64,
     /// Measured messages missing.
     pub lost: u64,
-    /// Of which received through shared memory.
+    /// Of which received through shared memory (zenoh's or the lane).
     pub shm: u64,
+    /// Of which received through the same-host lane.
+    #[serde(default)]
+    pub lane: u64,
     /// Latency of each received message, ns.
     pub latencies_ns: Vec<i64>,
     /// First and last receive time (CLOCK_MONOTONIC ns), for throughput.
@@ -130,6 +133,8 @@ pub struct Arrival {
     pub seq: u64,
     /// Whether it came through shared memory.
     pub shm: bool,
+    /// Whether it came through the same-host lane.
+    pub lane: bool,
 }
 
 /// Turns arrivals into a [`SubReport`]: skips the warm-up, stops at the last measured message.
@@ -164,6 +169,7 @@ impl Collector {
         }
         report.received += 1;
         report.shm += u64::from(arrival.shm);
+        report.lane += u64::from(arrival.lane);
         report.last_ns = arrival.at_ns;
         report.latencies_ns.push(arrival.at_ns - arrival.sent_ns);
         arrival.seq >= self.warmup + self.count

@@ -85,7 +85,7 @@ impl Spawn {
         self
     }
 
-    /// Starts it, with the developer's ZENOH_* and ROS_* variables scrubbed.
+    /// Starts it, with the developer's ZENOH_*, ROS_* and ZSHM_* variables scrubbed.
     pub fn start(self) -> Proc {
         remove_orphaned_segments_once();
         use std::os::unix::process::CommandExt;
@@ -101,7 +101,7 @@ impl Spawn {
                 "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error",
             );
         for (key, _) in std::env::vars() {
-            if key.starts_with("ZENOH_") || key.starts_with("ROS_") {
+            if key.starts_with("ZENOH_") || key.starts_with("ROS_") || key.starts_with("ZSHM_") {
                 command.env_remove(key);
             }
         }
@@ -355,5 +355,48 @@ impl Drop for Router {
         self.proc.stop();
         // Segments left by the processes of this test are removed once nobody maps them.
         remove_orphaned_segments();
+    }
+}
+
+/// A private lane domain for one test (`ZSHM_LANE_ROOT`), owned by `uid`: its directory and its
+/// files in /dev/shm are removed when it drops, whatever the processes left.
+pub struct LaneRoot {
+    /// The directory.
+    pub path: String,
+    uid: u32,
+}
+
+impl LaneRoot {
+    /// A fresh root for the test `name`, for processes of `uid`.
+    pub fn new(name: &str, uid: u32) -> Self {
+        let path = format!("/tmp/zl-{}-{name}", std::process::id());
+        assert!(
+            path.len() <= zshm::lane::domain::MAX_ROOT_LEN,
+            "{path} is too long"
+        );
+        Self { path, uid }
+    }
+
+    /// The domain's files in /dev/shm now.
+    pub fn dev_shm_files(&self) -> Vec<String> {
+        let prefix = zshm::lane::domain::prefix_of(self.uid, std::path::Path::new(&self.path));
+        let mut files: Vec<String> = std::fs::read_dir("/dev/shm")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(&prefix))
+            .collect();
+        files.sort();
+        files
+    }
+}
+
+impl Drop for LaneRoot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        for file in self.dev_shm_files() {
+            let _ = std::fs::remove_file(format!("/dev/shm/{file}"));
+        }
     }
 }

@@ -14,10 +14,12 @@ use crate::raw::RawSample;
 use crate::ros::gid::Gid;
 use crate::stats::SessionStats;
 
-/// What a subscription does with a received sample: `admit` checks it (or drops it, counted)
-/// and tells its publisher and sequence number; `deliver` hands it on.
+/// Checks a sample (or drops it, counted) and tells its publisher and sequence number.
+type Admit<S> = Box<dyn Fn(RawSample) -> Option<(S, Gid, i64)> + Send + Sync>;
+
+/// What a subscription does with a received sample: `admit` checks it, `deliver` hands it on.
 pub(crate) struct Paths<S> {
-    admit: Box<dyn Fn(RawSample) -> Option<(S, Gid, i64)> + Send + Sync>,
+    admit: Admit<S>,
     deliver: Box<dyn Fn(S) + Send + Sync>,
     merge: Option<Mutex<Merge<S>>>,
     stats: Arc<SessionStats>,
