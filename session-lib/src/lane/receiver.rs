@@ -249,7 +249,11 @@ impl Thread {
                         }
                     }
                     tag => {
+                        // Messages first, the wake-up datagram after: consuming it is a syscall
+                        // the message need not wait for. Draining again after it catches a
+                        // message sent in between (its wake-up was coalesced into this one).
                         let index = (tag - 1) as usize;
+                        self.drain(index);
                         if let Some(Some(slot)) = self.slots.get(index) {
                             let _ = slot.listener.try_wait(|_| {});
                         }

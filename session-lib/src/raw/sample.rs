@@ -1,6 +1,7 @@
 //! [`RawSample`]: one received message, from zenoh or from the same-host lane, read in place.
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 use zenoh::bytes::ZBytes;
 
@@ -49,9 +50,9 @@ enum Inner {
     Lane {
         sample: LaneSample,
         key: Arc<str>,
-        /// The header's attachment as zenoh would have carried it, so that both paths look the
-        /// same to the typed layer.
-        attachment: Option<ZBytes>,
+        /// The header's attachment as zenoh would have carried it, made when first asked for
+        /// ([`RawSample::attachment_bytes`] needs no copy).
+        attachment: OnceLock<Option<ZBytes>>,
     },
 }
 
@@ -67,13 +68,11 @@ impl RawSample {
 
     /// A sample received through the lane on the subscription of `key`.
     pub fn from_lane(sample: LaneSample, key: Arc<str>) -> Self {
-        let attachment = sample.header().attachment();
-        let attachment = (!attachment.is_empty()).then(|| ZBytes::from(attachment.to_vec()));
         Self {
             inner: Inner::Lane {
                 sample,
                 key,
-                attachment,
+                attachment: OnceLock::new(),
             },
         }
     }
@@ -115,7 +114,26 @@ impl RawSample {
     pub fn attachment(&self) -> Option<&ZBytes> {
         match &self.inner {
             Inner::Zenoh { sample, .. } => sample.attachment(),
-            Inner::Lane { attachment, .. } => attachment.as_ref(),
+            Inner::Lane {
+                sample, attachment, ..
+            } => attachment
+                .get_or_init(|| {
+                    let bytes = sample.header().attachment();
+                    (!bytes.is_empty()).then(|| ZBytes::from(bytes.to_vec()))
+                })
+                .as_ref(),
+        }
+    }
+
+    /// The attachment's bytes, if any: borrowed, without a copy, from a lane sample's header
+    /// (and from a zenoh attachment in one piece).
+    pub fn attachment_bytes(&self) -> Option<Cow<'_, [u8]>> {
+        match &self.inner {
+            Inner::Zenoh { sample, .. } => sample.attachment().map(ZBytes::to_bytes),
+            Inner::Lane { sample, .. } => {
+                let bytes = sample.header().attachment();
+                (!bytes.is_empty()).then_some(Cow::Borrowed(bytes))
+            }
         }
     }
 

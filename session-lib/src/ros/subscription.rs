@@ -112,7 +112,7 @@ struct Gate {
 
 impl Gate {
     fn admit<T: Message>(&self, sample: RawSample) -> Option<Sample<T>> {
-        let attachment = match sample.attachment().map(|a| Attachment::decode(&a.to_bytes())) {
+        let attachment = match sample.attachment_bytes().map(|a| Attachment::decode(&a)) {
             None => return self.reject(DropReason::MissingAttachment, "no attachment"),
             Some(Err(err)) => return self.reject(DropReason::BadAttachment, &err.to_string()),
             Some(Ok(attachment)) => attachment,

@@ -89,12 +89,15 @@ impl<I> Default for Stream<I> {
 #[derive(Debug)]
 pub struct Merge<I> {
     streams: HashMap<Gid, Stream<I>>,
+    /// Publishers that left and are not forgotten yet.
+    leavers: usize,
 }
 
 impl<I> Default for Merge<I> {
     fn default() -> Self {
         Self {
             streams: HashMap::new(),
+            leavers: 0,
         }
     }
 }
@@ -104,21 +107,34 @@ impl<I> Merge<I> {
     pub fn attached(&mut self, gid: Gid) {
         let stream = self.streams.entry(gid).or_default();
         stream.lane = true;
-        stream.gone_at = None;
+        if stream.gone_at.take().is_some() {
+            self.leavers -= 1;
+        }
     }
 
     /// Notes that the publisher `gid` left; it is forgotten a while later.
     pub fn gone(&mut self, gid: Gid, now: Instant) {
-        if let Some(stream) = self.streams.get_mut(&gid) {
-            stream.gone_at = Some(now);
+        if let Some(stream) = self.streams.get_mut(&gid)
+            && stream.gone_at.replace(now).is_none()
+        {
+            self.leavers += 1;
         }
+    }
+
+    fn forget_leavers(&mut self, now: Instant) {
+        let forgotten = |s: &Stream<I>| {
+            s.gone_at.is_some_and(|at| now.duration_since(at) >= FORGET_AFTER) && s.pending.is_empty()
+        };
+        let before = self.streams.len();
+        self.streams.retain(|_, s| !forgotten(s));
+        self.leavers -= before - self.streams.len();
     }
 
     /// Takes message `sequence` of publisher `gid`, arrived through `via`.
     pub fn offer(&mut self, gid: Gid, sequence: i64, via: Via, item: I, now: Instant) -> Outcome<I> {
-        self.streams.retain(|_, s| {
-            s.gone_at.is_none_or(|at| now.duration_since(at) < FORGET_AFTER) || !s.pending.is_empty()
-        });
+        if self.leavers > 0 {
+            self.forget_leavers(now);
+        }
         let stream = self.streams.entry(gid).or_default();
         let mut outcome = Outcome::default();
         match via {
@@ -135,6 +151,12 @@ impl<I> Merge<I> {
         }
         if stream.last.is_some_and(|last| sequence <= last) || stream.pending.contains_key(&sequence) {
             outcome.duplicates += 1;
+            return outcome;
+        }
+        // The usual case, the next message with nothing waiting: straight through.
+        if stream.pending.is_empty() && stream.last.is_none_or(|last| sequence == last + 1) {
+            stream.last = Some(sequence);
+            outcome.deliver.push(item);
             return outcome;
         }
         stream.pending.insert(sequence, item);
