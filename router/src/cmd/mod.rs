@@ -5,6 +5,7 @@
 pub mod bench;
 mod cam_latency;
 mod cam_pub;
+mod certs;
 mod demo;
 mod doctor;
 mod exporter;
@@ -62,6 +63,8 @@ pub enum Command {
     Traffic(traffic::Args),
     /// Remove zenoh segments in /dev/shm that no running process uses (left by crashes).
     ShmClean,
+    /// Write a throw-away CA, certificates and passwords for the secure example configs.
+    Certs(certs::Args),
     /// Check this machine and the configs for what would stop shared memory, with fixes.
     Doctor(doctor::Args),
     /// Measure point-cloud latency over TCP, then through shared memory, and compare (no setup).
@@ -89,6 +92,7 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Exporter(args) => exporter::run(args).await,
         Command::Traffic(args) => traffic::run(args).await,
         Command::ShmClean => shm_clean::run(),
+        Command::Certs(args) => certs::run(args),
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
         Command::Bench(args) => bench::run(args).await,

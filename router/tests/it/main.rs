@@ -13,6 +13,8 @@ mod camera;
 mod interop;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
+// Authentication, mutual TLS, QUIC and access control with the secure example configs.
+mod security;
 // `zshm router`: start-up lines, signals, reference configs.
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.

@@ -329,12 +329,18 @@ impl Router {
     pub fn start(extra: &[&str]) -> Self {
         let mut args = vec!["router", "-l", "tcp/127.0.0.1:0", "--metrics", "127.0.0.1:0"];
         args.extend_from_slice(extra);
-        let proc = Spawn::zshm("router", &args).start();
+        Self::launch(Spawn::zshm("router", &args), "tcp/127.0.0.1:")
+    }
+
+    /// Starts a router spawned as `spawn` (which must listen on port 0 somewhere and serve
+    /// metrics on port 0) and reads back the locator starting with `prefix`.
+    pub fn launch(spawn: Spawn, prefix: &str) -> Self {
+        let proc = spawn.start();
         let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));
         let locator = status
             .split([' ', ',', ';'])
-            .find(|word| word.starts_with("tcp/127.0.0.1:"))
-            .unwrap_or_else(|| panic!("no loopback locator in `{status}`"))
+            .find(|word| word.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} locator in `{status}`"))
             .to_owned();
         let metrics = status
             .rsplit("metrics ")

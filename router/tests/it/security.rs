@@ -1,0 +1,362 @@
+//! Authentication, TLS, QUIC and access control with the shipped secure configs
+//! (`configs/secure/`) and certificates from `zshm certs`: only the right credentials and
+//! certificates get in, and only the allowed topics cross between hosts.
+
+use crate::support::{Proc, Router, Spawn, repo_path};
+
+/// A directory of certificates, keys and passwords written by `zshm certs`.
+struct Pki {
+    dir: tempfile::TempDir,
+}
+
+impl Pki {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().display().to_string();
+        let mut certs = Spawn::zshm("certs", &["certs", "--out", &out, "--robot-host", "127.0.0.1"]).start();
+        assert_eq!(certs.wait_exit(), 0, "{}", certs.dump());
+        Pki { dir }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// The override that points a secure config at this directory: the CA, and `identity`'s
+    /// key and certificate on both the listening and the connecting side.
+    fn tls(&self, identity: &str) -> String {
+        self.tls_with(identity, self)
+    }
+
+    /// Like [`tls`](Self::tls), with the key and certificate taken from `other`'s directory.
+    fn tls_with(&self, identity: &str, other: &Pki) -> String {
+        let (key, cert) = (
+            other.path(&format!("{identity}.key")),
+            other.path(&format!("{identity}.pem")),
+        );
+        [
+            format!(
+                r#"transport/link/tls/root_ca_certificate="{}""#,
+                self.path("ca.pem")
+            ),
+            format!(r#"transport/link/tls/listen_private_key="{key}""#),
+            format!(r#"transport/link/tls/listen_certificate="{cert}""#),
+            format!(r#"transport/link/tls/connect_private_key="{key}""#),
+            format!(r#"transport/link/tls/connect_certificate="{cert}""#),
+        ]
+        .join(";")
+    }
+
+    /// `user`'s password, from the dictionary `zshm certs` wrote.
+    fn password(&self, dictionary: &str, user: &str) -> String {
+        std::fs::read_to_string(self.path(dictionary))
+            .unwrap()
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{user}:")))
+            .unwrap_or_else(|| panic!("{user} not in {dictionary}"))
+            .to_owned()
+    }
+}
+
+fn secure(variant: &str, file: &str) -> String {
+    repo_path(&format!("configs/secure/{variant}/{file}"))
+}
+
+/// A robot router from a secure config, listening on loopback with `listen` (port 0).
+fn robot_router(variant: &str, listen: &str, overrides: &str) -> Router {
+    let config = secure(variant, "ROBOT_ROUTER_CONFIG.json5");
+    let spawn = Spawn::zshm(
+        "robot router",
+        &["router", "-c", &config, "-l", listen, "--metrics", "127.0.0.1:0"],
+    )
+    .env("ZENOH_CONFIG_OVERRIDE", overrides);
+    let prefix = &listen[..listen.len() - 1]; // "tls/127.0.0.1:"
+    Router::launch(spawn, prefix)
+}
+
+/// A robot node: `zshm <args>` with the robot's session config, connected to `router`.
+fn robot_node(name: &str, variant: &str, router: &Router, args: &[&str], overrides: &str) -> Spawn {
+    let config = secure(variant, "ROBOT_SESSION_CONFIG.json5");
+    let mut all = args.to_vec();
+    all.extend(["-c", &config, "-e", &router.locator]);
+    Spawn::zshm(name, &all)
+        .env("ZENOH_CONFIG_OVERRIDE", overrides)
+        .env("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+}
+
+/// A talker on `topic` that keeps publishing while the test runs.
+fn talker(variant: &str, router: &Router, topic: &str, overrides: &str) -> Proc {
+    robot_node(
+        "talker",
+        variant,
+        router,
+        &["talker", "--topic", topic, "-r", "20"],
+        overrides,
+    )
+    .start()
+}
+
+/// Runs a listener for 3 messages on `topic`; returns whether it heard them.
+fn hears(node: Spawn) -> bool {
+    let mut listener = node.start();
+    let code = listener.wait_exit();
+    assert!(!listener.stderr().contains("panicked"), "{}", listener.dump());
+    let heard = listener
+        .stdout()
+        .iter()
+        .filter(|l| l.starts_with("I heard: [Hello World"))
+        .count();
+    assert_eq!(code == 0, heard >= 3, "{}", listener.dump());
+    code == 0
+}
+
+fn listener(variant: &str, router: &Router, topic: &str, overrides: &str) -> Spawn {
+    robot_node(
+        "listener",
+        variant,
+        router,
+        &["listener", "--topic", topic, "-n", "3", "--timeout", "8"],
+        overrides,
+    )
+}
+
+#[test]
+fn secure_configs_are_what_the_script_writes() {
+    let out = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("python3")
+        .arg(repo_path("tools/make_secure_configs.py"))
+        .arg(out.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for variant in ["mtls", "usrpwd"] {
+        for file in std::fs::read_dir(out.path().join(variant)).unwrap() {
+            let file = file.unwrap().path();
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            let shipped = std::fs::read_to_string(secure(variant, &name)).unwrap();
+            assert!(
+                std::fs::read_to_string(&file).unwrap() == shipped,
+                "configs/secure/{variant}/{name} differs from tools/make_secure_configs.py's output: rerun it"
+            );
+        }
+    }
+}
+
+/// usrpwd: a node without credentials, with a wrong password, and with the right one; only the
+/// last hears the talker. The same for the independent Python peer.
+#[test]
+fn usrpwd_admits_only_the_right_credentials() {
+    let pki = Pki::new();
+    let server_tls = format!(
+        r#"transport/link/tls/root_ca_certificate="{}";transport/link/tls/listen_private_key="{}";transport/link/tls/listen_certificate="{}""#,
+        pki.path("ca.pem"),
+        pki.path("robot-router.key"),
+        pki.path("robot-router.pem")
+    );
+    let router = robot_router(
+        "usrpwd",
+        "tls/127.0.0.1:0",
+        &format!(
+            r#"{server_tls};transport/auth/usrpwd/dictionary_file="{}""#,
+            pki.path("robot-credentials.txt")
+        ),
+    );
+    let node = |user: Option<&str>, password: &str| {
+        let credentials = match user {
+            Some(user) => {
+                format!(r#"transport/auth/usrpwd/user="{user}";transport/auth/usrpwd/password="{password}""#)
+            }
+            None => "transport/auth/usrpwd/user=null;transport/auth/usrpwd/password=null".into(),
+        };
+        format!(
+            r#"transport/link/tls/root_ca_certificate="{}";transport/auth/usrpwd/dictionary_file="{}";{credentials}"#,
+            pki.path("ca.pem"),
+            pki.path("robot-node-credentials.txt"),
+        )
+    };
+    let right = pki.password("robot-node-credentials.txt", "robot-node");
+    let _talker = talker("usrpwd", &router, "chatter", &node(Some("robot-node"), &right));
+
+    assert!(
+        !hears(listener("usrpwd", &router, "chatter", &node(None, ""))),
+        "no credentials"
+    );
+    assert!(
+        !hears(listener(
+            "usrpwd",
+            &router,
+            "chatter",
+            &node(Some("robot-node"), "wrong")
+        )),
+        "wrong password"
+    );
+    assert!(hears(listener(
+        "usrpwd",
+        &router,
+        "chatter",
+        &node(Some("robot-node"), &right)
+    )));
+
+    // The independent Python implementation, with the same three settings.
+    let python = |settings: &[String]| {
+        let python = std::env::var("ZSHM_PYTHON").unwrap_or_else(|_| "python3".into());
+        let script = repo_path("router/tests/interop/rmw_zenoh_peer.py");
+        let mut args: Vec<String> = [
+            "listen",
+            "--joins-late",
+            "--connect",
+            &router.locator,
+            "--count",
+            "3",
+            "--timeout",
+            "8",
+        ]
+        .map(String::from)
+        .to_vec();
+        for setting in settings {
+            args.extend(["--set".into(), setting.clone()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut peer =
+            Spawn::program("python peer", &python, &[&[script.as_str()], &args[..]].concat()).start();
+        let code = peer.wait_exit();
+        (code, peer.json())
+    };
+    let settings = |overrides: String| overrides.split(';').map(String::from).collect::<Vec<_>>();
+    let (code, report) = python(&settings(node(None, "")));
+    assert_eq!((code, report["received"].as_u64()), (1, Some(0)), "{report}");
+    let (code, report) = python(&settings(node(Some("robot-node"), "wrong")));
+    assert_eq!((code, report["received"].as_u64()), (1, Some(0)), "{report}");
+    let (code, report) = python(&settings(node(Some("robot-node"), &right)));
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["received"], 3);
+}
+
+/// Mutual TLS: a node whose certificate the router's CA signed exchanges 4 MiB messages through
+/// the router, every byte checked; one without a certificate, and one whose certificate another
+/// CA signed, are refused, and the router says why.
+#[test]
+fn mtls_admits_only_certificates_of_its_ca() {
+    let pki = Pki::new();
+    let router = robot_router("mtls", "tls/127.0.0.1:0", &pki.tls("robot-router"));
+    // Clients of the router, so that the data crosses it rather than a direct peer link.
+    let client = format!(r#"{};mode="client""#, pki.tls("robot-node"));
+    let mut sub = robot_node("sub", "mtls", &router, &["sub", "-n", "20", "-t", "60"], &client).start();
+    let mut publisher = robot_node(
+        "pub",
+        "mtls",
+        &router,
+        &["pub", "--size", "4194304", "-n", "20", "-r", "20"],
+        &client,
+    )
+    .start();
+    assert_eq!(sub.wait_exit(), 0, "{}", sub.dump());
+    assert_eq!(publisher.wait_exit(), 0, "{}", publisher.dump());
+    let summary = sub.json();
+    assert_eq!(summary["distinct"], 20, "{summary}");
+    assert_eq!(summary["tally"]["corrupt"], 0, "{summary}");
+    assert_eq!(summary["tally"]["bytes"], 20 * 4194304, "{summary}");
+
+    let _talker = talker("mtls", &router, "chatter", &pki.tls("robot-node"));
+    assert!(hears(listener(
+        "mtls",
+        &router,
+        "chatter",
+        &pki.tls("robot-node")
+    )));
+    let no_certificate = format!("{};transport/link/tls/enable_mtls=false", pki.tls("robot-node"));
+    assert!(!hears(listener("mtls", &router, "chatter", &no_certificate)));
+    router
+        .proc
+        .wait_for_stderr("refusal of the node without a certificate", |l| {
+            l.contains("peer sent no certificates")
+        });
+    let other = Pki::new();
+    assert!(!hears(listener(
+        "mtls",
+        &router,
+        "chatter",
+        &pki.tls_with("robot-node", &other)
+    )));
+    router
+        .proc
+        .wait_for_stderr("refusal of the foreign certificate", |l| {
+            // UnknownIssuer, or BadSignature when the other CA has the same name as ours.
+            l.contains("invalid peer certificate")
+        });
+}
+
+/// QUIC (UDP) with the same TLS settings: listen and connect work.
+#[test]
+fn quic_listen_and_connect_work() {
+    let pki = Pki::new();
+    let router = robot_router("mtls", "quic/127.0.0.1:0", &pki.tls("robot-router"));
+    assert!(router.locator.starts_with("quic/"), "{}", router.locator);
+    let _talker = talker("mtls", &router, "chatter", &pki.tls("robot-node"));
+    assert!(hears(listener(
+        "mtls",
+        &router,
+        "chatter",
+        &pki.tls("robot-node")
+    )));
+}
+
+/// Access control between a robot and a control station (two routers, the shipped ACLs): the
+/// allowed topic crosses, a denied one does not, and the station router logs the denial.
+#[test]
+fn acl_lets_only_the_named_topics_cross_between_hosts() {
+    let pki = Pki::new();
+    let robot = robot_router("mtls", "tls/127.0.0.1:0", &pki.tls("robot-router"));
+    let station_config = secure("mtls", "STATION_ROUTER_CONFIG.json5");
+    let station = Router::launch(
+        Spawn::zshm(
+            "station router",
+            &[
+                "router",
+                "-c",
+                &station_config,
+                "-l",
+                "tls/127.0.0.1:0",
+                "-e",
+                &robot.locator,
+                "--metrics",
+                "127.0.0.1:0",
+            ],
+        )
+        .env("ZENOH_CONFIG_OVERRIDE", &pki.tls("station-router"))
+        .env(
+            "RUST_LOG",
+            "zshm=info,zenoh=warn,zenoh_config=error,zenoh::net::routing::interceptor::access_control=trace",
+        ),
+        "tls/127.0.0.1:",
+    );
+    let _odom = talker("mtls", &robot, "odom", &pki.tls("robot-node"));
+    let _secret = talker("mtls", &robot, "secret", &pki.tls("robot-node"));
+    let station_node = |topic: &str| {
+        let config = secure("mtls", "STATION_SESSION_CONFIG.json5");
+        Spawn::zshm(
+            "station listener",
+            &[
+                "listener",
+                "--topic",
+                topic,
+                "-n",
+                "3",
+                "--timeout",
+                "8",
+                "-c",
+                &config,
+                "-e",
+                &station.locator,
+            ],
+        )
+        .env("ZENOH_CONFIG_OVERRIDE", &pki.tls("station-node"))
+        .env("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+    };
+    assert!(hears(station_node("odom")), "odom is allowed robot -> station");
+    assert!(!hears(station_node("secret")), "secret must not leave the robot");
+    // The station's subscription to /secret is what its router does not let out.
+    station.proc.wait_for_stderr("the ACL's denial of /secret", |l| {
+        l.contains("unauthorized to Declare Subscriber (egress) on 0/secret/")
+    });
+}
