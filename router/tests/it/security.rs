@@ -360,3 +360,71 @@ fn acl_lets_only_the_named_topics_cross_between_hosts() {
         l.contains("unauthorized to Declare Subscriber (egress) on 0/secret/")
     });
 }
+
+/// `zshm doctor` reports the security posture of both configs: the shipped default router is
+/// open to the network without authentication (a warning), the secure one uses mutual TLS with
+/// matching, valid files, and a certificate whose key is not its own fails.
+#[test]
+fn doctor_reports_the_security_posture() {
+    let doctor = |args: &[&str], overrides: &str| {
+        let mut all = vec!["doctor", "--json"];
+        all.extend_from_slice(args);
+        let mut doctor = Spawn::zshm("doctor", &all)
+            .env("ZENOH_CONFIG_OVERRIDE", overrides)
+            .start();
+        let code = doctor.wait_exit();
+        let report = doctor.json();
+        let check = |name: &str| {
+            report["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == name)
+                .unwrap_or_else(|| panic!("no `{name}` check: {report}"))
+                .clone()
+        };
+        (
+            code,
+            check("router exposure"),
+            check("router TLS"),
+            check("router access control"),
+        )
+    };
+    let (_, exposure, tls, acl) = doctor(&[], "");
+    assert_eq!(exposure["severity"], "warn", "{exposure}");
+    assert!(
+        exposure["summary"].as_str().unwrap().contains("tcp/[::]:7447"),
+        "{exposure}"
+    );
+    assert_eq!(tls["summary"], "no tls/ or quic/ endpoint");
+    assert_eq!(acl["severity"], "warn", "{acl}");
+
+    let pki = Pki::new();
+    let router_config = secure("mtls", "ROBOT_ROUTER_CONFIG.json5");
+    let session_config = secure("mtls", "ROBOT_SESSION_CONFIG.json5");
+    let files = [
+        "--router-config",
+        &router_config,
+        "--session-config",
+        &session_config,
+    ];
+    let (_, exposure, tls, acl) = doctor(&files, &pki.tls("robot-router"));
+    assert_eq!(exposure["severity"], "ok", "{exposure}");
+    assert_eq!(tls["severity"], "ok", "{tls}");
+    assert!(
+        tls["summary"].as_str().unwrap().starts_with("mutual TLS"),
+        "{tls}"
+    );
+    assert_eq!(acl["severity"], "ok", "{acl}");
+
+    let swapped = pki
+        .tls("robot-router")
+        .replace("robot-router.key", "robot-node.key");
+    let (code, _, tls, _) = doctor(&files, &swapped);
+    assert_eq!(code, 1);
+    assert_eq!(tls["severity"], "fail", "{tls}");
+    assert!(
+        tls["summary"].as_str().unwrap().contains("is not the key of"),
+        "{tls}"
+    );
+}

@@ -1,163 +1,16 @@
-//! `zshm doctor`: checks that explain why shared memory would not work here, each with its fix.
-//!
-//! The checks mirror what breaks SHM in practice (docs/zenoh-shm.md, the
-//! workshop's mistakes): configs that do not load or enable SHM on one side only, a missing,
-//! read-only or small /dev/shm (Docker's default is 64 MB), a locked-memory limit below the pool
-//! (zenoh mlocks every segment), stale segments, no router, a bad `ROS_DOMAIN_ID`, and a wall
-//! clock that cannot timestamp latency.
+//! The machine's side of `zshm doctor`: /dev/shm, locked memory, stale segments, the router,
+//! the ROS domain and the clock.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::config::{self, ConfigError, Environment, ResolvedConfig};
+use super::{Check, Severity};
+use crate::config::{self, Environment, ResolvedConfig};
 use crate::shm::preflight;
 use crate::text::human_bytes;
 
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Fine.
-    Ok,
-    /// Worth knowing; SHM still works.
-    Warn,
-    /// Must be fixed.
-    Fail,
-}
-
-/// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Check {
-    /// What was checked, e.g. `/dev/shm`.
-    pub name: &'static str,
-    /// Verdict.
-    pub severity: Severity,
-    /// What was found.
-    pub summary: String,
-    /// What to do about it.
-    pub fix: Option<String>,
-}
-
-impl Check {
-    fn new(name: &'static str, severity: Severity, summary: impl Into<String>, fix: Option<String>) -> Self {
-        Self {
-            name,
-            severity,
-            summary: summary.into(),
-            fix,
-        }
-    }
-}
-
-/// What the doctor examines.
-#[derive(Debug)]
-pub struct Patient {
-    /// The router config, as `zshm router` would resolve it.
-    pub router: Result<ResolvedConfig, ConfigError>,
-    /// The nodes' config, as every node would resolve it.
-    pub session: Result<ResolvedConfig, ConfigError>,
-    /// The environment.
-    pub env: Environment,
-    /// The shared-memory directory.
-    pub dev_shm: PathBuf,
-}
-
-/// Runs every check.
-pub async fn examine(patient: &Patient) -> Vec<Check> {
-    let mut checks = vec![
-        config_check("router config", &patient.router),
-        config_check("session config", &patient.session),
-    ];
-    let session = patient.session.as_ref().ok();
-    let shm_wanted = match (&patient.router, session) {
-        (Ok(router), Some(session)) => {
-            checks.push(shm_sides(router, session));
-            router.shm.enabled || session.shm.enabled
-        }
-        _ => true,
-    };
-    let pool = session.map_or(67_174_400, |s| s.shm.pool_size);
-    checks.push(dev_shm(&patient.dev_shm, pool, shm_wanted));
-    checks.push(memlock(pool, shm_wanted));
-    checks.push(stale_segments(&patient.dev_shm));
-    if let Some(session) = session {
-        checks.push(router_reachable(session).await);
-    }
-    checks.push(domain_id(&patient.env));
-    checks.push(clock());
-    checks
-}
-
-/// Resolves both configs from the usual lookup order (flags, then environment, then built-in).
-pub fn patient(router_file: Option<PathBuf>, session_file: Option<PathBuf>, env: Environment) -> Patient {
-    let mut router = config::ConfigRequest::new(config::Role::Router);
-    router.file = router_file;
-    let mut session = config::ConfigRequest::new(config::Role::Session);
-    session.file = session_file;
-    Patient {
-        router: config::resolve(&router, &env),
-        session: config::resolve(&session, &env),
-        env,
-        dev_shm: PathBuf::from(preflight::DEV_SHM),
-    }
-}
-
-fn config_check(name: &'static str, config: &Result<ResolvedConfig, ConfigError>) -> Check {
-    match config {
-        Ok(resolved) => Check::new(name, Severity::Ok, format!("{} loads", resolved.source), None),
-        Err(err) => Check::new(
-            name,
-            Severity::Fail,
-            crate::text::tidy(&err.to_string()),
-            Some("correct the file or the variable named above".into()),
-        ),
-    }
-}
-
-fn shm_sides(router: &ResolvedConfig, session: &ResolvedConfig) -> Check {
-    const NAME: &str = "shared memory in configs";
-    let fix = |off: &ResolvedConfig| {
-        Some(format!(
-            "set transport/shared_memory/enabled: true in {} too, then restart the router and the nodes",
-            off.source
-        ))
-    };
-    match (router.shm.enabled, session.shm.enabled) {
-        (true, true) => Check::new(
-            NAME,
-            Severity::Ok,
-            "enabled in both the router and the session config",
-            None,
-        ),
-        (false, false) => Check::new(
-            NAME,
-            Severity::Warn,
-            "disabled in both configs: everything goes over TCP (the baseline)",
-            Some("set transport/shared_memory/enabled: true in both configs".into()),
-        ),
-        (true, false) => Check::new(
-            NAME,
-            Severity::Fail,
-            format!(
-                "enabled in the router config only; {} disables it, so nodes use TCP",
-                session.source
-            ),
-            fix(session),
-        ),
-        (false, true) => Check::new(
-            NAME,
-            Severity::Fail,
-            format!(
-                "enabled in the session config only; {} disables it, so data routed through the router goes over TCP",
-                router.source
-            ),
-            fix(router),
-        ),
-    }
-}
-
-fn dev_shm(dir: &Path, pool: usize, wanted: bool) -> Check {
+pub(super) fn dev_shm(dir: &Path, pool: usize, wanted: bool) -> Check {
     const NAME: &str = "/dev/shm";
     let needed = preflight::bytes_needed(pool);
     let severity = if wanted { Severity::Fail } else { Severity::Warn };
@@ -174,7 +27,7 @@ fn dev_shm(dir: &Path, pool: usize, wanted: bool) -> Check {
     Check::new(NAME, Severity::Ok, summary, None)
 }
 
-fn memlock(pool: usize, wanted: bool) -> Check {
+pub(super) fn memlock(pool: usize, wanted: bool) -> Check {
     const NAME: &str = "locked memory";
     let needed = preflight::bytes_needed(pool);
     let limit = preflight::memlock_limit();
@@ -202,7 +55,7 @@ fn memlock(pool: usize, wanted: bool) -> Check {
     }
 }
 
-fn stale_segments(dir: &Path) -> Check {
+pub(super) fn stale_segments(dir: &Path) -> Check {
     const NAME: &str = "stale segments";
     let (mut count, mut bytes) = (0u64, 0u64);
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -236,7 +89,7 @@ fn stale_segments(dir: &Path) -> Check {
     }
 }
 
-async fn router_reachable(session: &ResolvedConfig) -> Check {
+pub(super) async fn router_reachable(session: &ResolvedConfig) -> Check {
     const NAME: &str = "router";
     let endpoints = connect_endpoints(&session.zenoh);
     if endpoints.is_empty() {
@@ -268,7 +121,7 @@ async fn router_reachable(session: &ResolvedConfig) -> Check {
 }
 
 /// `connect/endpoints` as a flat list, whether plain or per mode (`{peer: [...], ...}`).
-fn connect_endpoints(config: &zenoh::Config) -> Vec<String> {
+pub(super) fn connect_endpoints(config: &zenoh::Config) -> Vec<String> {
     let Ok(json) = config.get_json("connect/endpoints") else {
         return Vec::new();
     };
@@ -290,7 +143,7 @@ fn connect_endpoints(config: &zenoh::Config) -> Vec<String> {
     }
 }
 
-fn domain_id(env: &Environment) -> Check {
+pub(super) fn domain_id(env: &Environment) -> Check {
     const NAME: &str = "ROS_DOMAIN_ID";
     match env.get(config::env::ROS_DOMAIN_ID).map(str::trim) {
         None | Some("") => Check::new(NAME, Severity::Ok, "unset: domain 0, as rmw_zenoh", None),
@@ -311,7 +164,7 @@ fn domain_id(env: &Environment) -> Check {
     }
 }
 
-fn clock() -> Check {
+pub(super) fn clock() -> Check {
     const NAME: &str = "clock";
     let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     // 2020-01-01: a wall clock before it was never set (no RTC, no NTP).
@@ -346,33 +199,12 @@ fn clock() -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config;
 
     fn resolved(role: config::Role, enabled: bool) -> ResolvedConfig {
         let mut request = config::ConfigRequest::new(role);
         request.no_shm = !enabled;
         config::resolve(&request, &Environment::empty()).unwrap()
-    }
-
-    #[test]
-    fn one_sided_shm_is_a_failure_and_both_off_a_warning() {
-        let (r_on, s_on) = (
-            resolved(config::Role::Router, true),
-            resolved(config::Role::Session, true),
-        );
-        let (r_off, s_off) = (
-            resolved(config::Role::Router, false),
-            resolved(config::Role::Session, false),
-        );
-        assert_eq!(shm_sides(&r_on, &s_on).severity, Severity::Ok);
-        assert_eq!(shm_sides(&r_off, &s_off).severity, Severity::Warn);
-        let one_sided = shm_sides(&r_on, &s_off);
-        assert_eq!(one_sided.severity, Severity::Fail);
-        assert!(
-            one_sided.summary.contains("router config only"),
-            "{}",
-            one_sided.summary
-        );
-        assert_eq!(shm_sides(&r_off, &s_on).severity, Severity::Fail);
     }
 
     #[test]
