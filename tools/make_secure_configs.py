@@ -220,8 +220,19 @@ def json(v):
     return f'"{v}"'
 
 
+FRAGMENTS_OLD = """              /// The maximum deadline limit for multi-fragment messages.
+              max_wait_before_drop_fragments: 50000,"""
+FRAGMENTS_NEW = """              /// The maximum deadline limit for multi-fragment messages.
+              /// zshm secure example: 0.5 s instead of 50 ms. Between hosts a 7 MB point cloud
+              /// needs ~60 ms on 1 GbE (25-60 ms over TLS on a loaded 2-core machine); with 50 ms
+              /// the router drops such clouds of keep-last topics (rmw_zenoh maps them to
+              /// CongestionControl::Drop), counted in zshm_dropped_payload_bytes_total{reason="congestion"}.
+              max_wait_before_drop_fragments: 500000,"""
+
+
 def router(me, other, listen, connect, tls, usr, acl, protos, header):
     t = ROUTER
+    t = rep(t, FRAGMENTS_OLD, FRAGMENTS_NEW, "router fragment deadline")
     t = rep(t, "{\n  /// The identifier", "{\n" + header + "  /// The identifier", "header")
     t = rep(t, """    endpoints: [
       // "<proto>/<address>"

@@ -13,6 +13,8 @@ mod camera;
 mod interop;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
+// Two hosts in network namespaces: a robot and a control station over mutual TLS.
+mod hosts;
 // Authentication, mutual TLS, QUIC and access control with the secure example configs.
 mod security;
 // `zshm router`: start-up lines, signals, reference configs.

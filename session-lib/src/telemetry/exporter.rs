@@ -4,8 +4,9 @@
 //! Sources, queried in parallel over the zenoh network the exporter's session is part of:
 //! zenoh's statistics of every node ([`super::zenoh_stats`]), the reports of zshm sessions
 //! ([`crate::session::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
-//! Series of a node carry `zid`, `role` (router, peer, client) and `node` (its ROS node names,
-//! comma-separated, empty when it has none).
+//! Series of a node carry `zid`, `role` (router, peer, client), `node` (its ROS node names,
+//! comma-separated, empty when it has none) and `host` (the host name a zshm process reports;
+//! empty for other nodes).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -70,6 +71,12 @@ impl Exporter {
             list.sort();
             list.join(",")
         };
+        // Only zshm processes say where they run; other nodes (rmw_zenohd, rmw_zenoh_cpp) get "".
+        let hosts: HashMap<&str, &str> = reports
+            .iter()
+            .map(|r| (r.zid.as_str(), r.host.as_str()))
+            .collect();
+        let host_label = |zid: &str| hosts.get(zid).copied().unwrap_or_default();
 
         let mut out = Families::default();
         out.gauge(
@@ -95,7 +102,12 @@ impl Exporter {
         );
 
         for node in &stats {
-            let base = node_labels(&node.zid, &node.role, &node_label(&node.zid));
+            let base = node_labels(
+                &node.zid,
+                &node.role,
+                &node_label(&node.zid),
+                host_label(&node.zid),
+            );
             for series in &node.series {
                 let mut all = base.clone();
                 all.extend(series.labels.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
@@ -104,7 +116,7 @@ impl Exporter {
             }
         }
         for report in &reports {
-            self.add_report(&mut out, report, &node_label(&report.zid));
+            self.add_report(&mut out, report, &node_label(&report.zid), &report.host);
         }
         if let Some(lo) = host::loopback() {
             let help =
@@ -151,8 +163,8 @@ impl Exporter {
         out.finish()
     }
 
-    fn add_report(&self, out: &mut Families, report: &NodeReport, node: &str) {
-        let base = node_labels(&report.zid, &report.role, node);
+    fn add_report(&self, out: &mut Families, report: &NodeReport, node: &str, host: &str) {
+        let base = node_labels(&report.zid, &report.role, node, host);
         let with = |extra: &[(&str, &str)]| {
             let mut all = base.clone();
             all.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
@@ -262,8 +274,8 @@ fn labels(pairs: &[(&str, &str)]) -> Labels {
         .collect()
 }
 
-fn node_labels(zid: &str, role: &str, node: &str) -> Labels {
-    labels(&[("zid", zid), ("role", role), ("node", node)])
+fn node_labels(zid: &str, role: &str, node: &str, host: &str) -> Labels {
+    labels(&[("zid", zid), ("role", role), ("node", node), ("host", host)])
 }
 
 /// Families being built, keyed by name so each is written once.
