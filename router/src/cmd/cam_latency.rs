@@ -108,10 +108,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Probed::Points(s) => s.info().topic.clone(),
         Probed::Image(s) => s.info().topic.clone(),
     };
+    // What this process can do; which path the messages really take is said after the first
+    // window, from what arrived (a same-host publisher of another user cannot share memory).
     eprintln!(
-        "zshm cam-latency: measuring {topic} (shared memory {})",
+        "zshm cam-latency: measuring {topic} (this process: shared memory {})",
         node.session().shm_status()
     );
+    let mut path_said = false;
 
     let started = Instant::now();
     let mut probe = Probe::new(args.window, started);
@@ -141,6 +144,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             report_implausible(verdict, latency_ns);
         }
         if let Some(report) = outcome.closed_window {
+            if !std::mem::replace(&mut path_said, true) {
+                say_which_path(node.session(), &report);
+            }
             print_report(&args, &topic, &report, false);
         }
         if args.count.is_some_and(|count| probe.received() >= count) {
@@ -150,6 +156,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     drop(subscription);
 
     let total = probe.total(Instant::now());
+    if !path_said && total.received > 0 {
+        say_which_path(node.session(), &total);
+    }
     let bounded = args.count.is_some() || args.duration.is_some();
     if bounded {
         print_report(&args, &topic, &total, true);
@@ -162,6 +171,29 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says once which path the messages took: never "shared memory" when nothing came through it,
+/// and the cause when this process could have received through it but did not.
+fn say_which_path(session: &zshm::Session, report: &WindowReport) {
+    let share = report.shm_share();
+    if share >= 1.0 {
+        eprintln!("zshm cam-latency: messages arrive through shared memory");
+        return;
+    }
+    let percent = 100.0 * share;
+    let why = match (session.shm_status().is_active(), session.shm_link_problem()) {
+        (false, _) => format!("this process has shared memory {}", session.shm_status()),
+        (true, Some(problem)) => format!("{problem}; fix: {}", problem.remedy()),
+        (true, None) => {
+            "the publisher sends copies (its shared memory is off, it runs on another host, or its \
+                         messages are below its SHM threshold)"
+                .to_owned()
+        }
+    };
+    eprintln!(
+        "zshm cam-latency: {percent:.0}% of messages arrive through shared memory, the rest over the network: {why}"
+    );
 }
 
 /// What `--verify` expects, and where it counts mismatches.

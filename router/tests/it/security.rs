@@ -2,7 +2,7 @@
 //! (`configs/secure/`) and certificates from `zshm certs`: only the right credentials and
 //! certificates get in, and only the allowed topics cross between hosts.
 
-use crate::support::{Proc, Router, Spawn, repo_path};
+use crate::support::{Proc, Router, Spawn, http_get, repo_path};
 
 /// A directory of certificates, keys and passwords written by `zshm certs`.
 struct Pki {
@@ -426,5 +426,120 @@ fn doctor_reports_the_security_posture() {
     assert!(
         tls["summary"].as_str().unwrap().contains("is not the key of"),
         "{tls}"
+    );
+}
+
+/// A wrapper running the program as user `nobody`, keeping the right to lock memory so that its
+/// own shared memory works (as a user given `LimitMEMLOCK` or CAP_IPC_LOCK would).
+fn as_another_user() -> Vec<String> {
+    [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--inh-caps=+ipc_lock",
+        "--ambient-caps=+ipc_lock",
+        "env",
+        "HOME=/tmp",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Two users on one host: zenoh's segments are private to their owner, so a probe of another
+/// user gets the camera's clouds over TCP. It still gets every byte, and it says so: which path,
+/// why and the fix (once), in the metrics and in `zshm doctor`; it never claims shared memory.
+/// No zenoh segment is ever readable by others.
+#[test]
+fn shared_memory_between_two_users_falls_back_visibly() {
+    if !nix::unistd::Uid::effective().is_root() {
+        eprintln!("SKIPPED: needs root to run a process as another user");
+        return;
+    }
+    let router = Router::start(&[]);
+    let _camera = Spawn::zshm(
+        "camera",
+        &["cam-pub", "-e", &router.locator, "--pattern", "--rate", "5"],
+    )
+    .start();
+    let mut probe = Spawn::wrapped(
+        "probe of another user",
+        &as_another_user(),
+        &[
+            "cam-latency",
+            "-e",
+            &router.locator,
+            "--verify",
+            "--verbose",
+            "-n",
+            "20",
+            "-w",
+            "1",
+            "--timeout",
+            "60",
+        ],
+    )
+    .start();
+    let path = probe.wait_for_stderr("the path line", |l| {
+        l.contains("of messages arrive through shared memory")
+    });
+    assert!(
+        path.contains("0% of messages arrive through shared memory, the rest over the network"),
+        "{path}"
+    );
+    assert!(
+        path.contains("belongs to another user") && path.contains("fix: run the processes"),
+        "{path}"
+    );
+
+    let metrics = http_get(&router.metrics);
+    let refused = metrics.lines().find(|l| {
+        l.starts_with("zshm_same_host_links_without_shm_total{")
+            && l.contains("node=\"/cam_latency\"")
+            && l.contains("reason=\"other_user\"")
+    });
+    let count: f64 = refused
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no other_user link in the metrics:\n{metrics}"));
+    assert!(count >= 1.0, "{metrics}");
+
+    let mut doctor = Spawn::wrapped(
+        "doctor of another user",
+        &as_another_user(),
+        &["doctor", "--json"],
+    )
+    .start();
+    doctor.wait_exit();
+    let report = doctor.json();
+    let users = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "users sharing memory")
+        .unwrap_or_else(|| panic!("{report}"))
+        .clone();
+    assert_eq!(users["severity"], "warn", "{users}");
+    assert!(users["summary"].as_str().unwrap().contains("uid [0]"), "{users}");
+
+    for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".zenoh") {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = entry.metadata().map(|m| m.permissions().mode()).unwrap_or(0);
+            assert_eq!(mode & 0o077, 0, "{:?} is readable by others", entry.path());
+        }
+    }
+
+    assert_eq!(probe.wait_exit(), 0, "{}", probe.dump());
+    let stderr = probe.stderr();
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("belongs to another user"))
+        .count();
+    assert_eq!(warnings, 1, "logged once:\n{stderr}");
+    let summary = probe.stdout().join("\n");
+    assert!(
+        summary.contains("shm=0%") && summary.contains("lost=0"),
+        "{summary}"
     );
 }

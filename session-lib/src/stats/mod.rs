@@ -95,6 +95,48 @@ impl DropReason {
     }
 }
 
+/// Why a link to a process on this host carries no shared memory (see `session::links`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LinkShmCause {
+    /// The other process belongs to another user and cannot map this user's segments.
+    OtherUser,
+    /// The other process has shared memory off.
+    PeerWithoutShm,
+}
+
+impl LinkShmCause {
+    /// Every variant, in label order.
+    pub const ALL: [LinkShmCause; 2] = [LinkShmCause::OtherUser, LinkShmCause::PeerWithoutShm];
+
+    /// The Prometheus `reason` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            LinkShmCause::OtherUser => "other_user",
+            LinkShmCause::PeerWithoutShm => "peer_without_shm",
+        }
+    }
+
+    /// What to do about it.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            LinkShmCause::OtherUser => {
+                "run the processes that exchange large messages as one user (zenoh 1.10.2 cannot share its segments with a group)"
+            }
+            LinkShmCause::PeerWithoutShm => {
+                "enable transport/shared_memory in that process's config (`zshm doctor` shows which side has it off)"
+            }
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        match self {
+            LinkShmCause::OtherUser => 0,
+            LinkShmCause::PeerWithoutShm => 1,
+        }
+    }
+}
+
 /// Live counters of one session.
 #[derive(Debug, Default)]
 pub struct SessionStats {
@@ -108,6 +150,7 @@ pub struct SessionStats {
     received_net_bytes: AtomicU64,
     dropped: [AtomicU64; 3],
     fallbacks: [AtomicU64; 3],
+    links_without_shm: [AtomicU64; 2],
 }
 
 /// A copy of [`SessionStats`] at one instant.
@@ -141,6 +184,12 @@ pub struct StatsSnapshot {
     pub fallback_larger_than_pool: u64,
     /// Loans that fell back to the heap for another allocation error.
     pub fallback_alloc_failed: u64,
+    /// Links to processes of this host that carry no SHM because those run as another user.
+    #[serde(default)]
+    pub links_without_shm_other_user: u64,
+    /// Links to processes of this host that carry no SHM because those have it off.
+    #[serde(default)]
+    pub links_without_shm_peer_off: u64,
 }
 
 impl StatsSnapshot {
@@ -150,6 +199,14 @@ impl StatsSnapshot {
             DropReason::MissingAttachment => self.dropped_missing_attachment,
             DropReason::BadAttachment => self.dropped_bad_attachment,
             DropReason::MalformedCdr => self.dropped_malformed_cdr,
+        }
+    }
+
+    /// Number of same-host links without shared memory, for one cause.
+    pub fn links_without_shm(&self, cause: LinkShmCause) -> u64 {
+        match cause {
+            LinkShmCause::OtherUser => self.links_without_shm_other_user,
+            LinkShmCause::PeerWithoutShm => self.links_without_shm_peer_off,
         }
     }
 
@@ -196,6 +253,11 @@ impl SessionStats {
         add(&self.fallbacks[reason.index()], 1);
     }
 
+    /// Counts a same-host link without SHM; true for the first of its cause (log it then).
+    pub(crate) fn link_without_shm(&self, cause: LinkShmCause) -> bool {
+        self.links_without_shm[cause.index()].fetch_add(1, Ordering::Relaxed) == 0
+    }
+
     /// Copies the counters out.
     pub fn snapshot(&self) -> StatsSnapshot {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -214,6 +276,8 @@ impl SessionStats {
             fallback_pool_exhausted: get(&self.fallbacks[0]),
             fallback_larger_than_pool: get(&self.fallbacks[1]),
             fallback_alloc_failed: get(&self.fallbacks[2]),
+            links_without_shm_other_user: get(&self.links_without_shm[0]),
+            links_without_shm_peer_off: get(&self.links_without_shm[1]),
         }
     }
 }

@@ -18,7 +18,7 @@ use super::{host, zenoh_stats};
 use crate::session::Session;
 use crate::session::report::{NodeReport, REPORT_PREFIX};
 use crate::stats::histogram::HistogramSnapshot;
-use crate::stats::{DropReason, LoanFallback};
+use crate::stats::{DropReason, LinkShmCause, LoanFallback};
 
 /// How long a scrape waits for the nodes' answers.
 pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
@@ -213,6 +213,14 @@ impl Exporter {
                 "Payload bytes published by zshm, by the buffer they were in.",
                 with(&[("path", path)]),
                 bytes as f64,
+            );
+        }
+        for cause in LinkShmCause::ALL {
+            out.counter(
+                "zshm_same_host_links_without_shm_total",
+                "Links to processes of this host that carry copies over TCP although this node has SHM, by cause.",
+                with(&[("reason", cause.label())]),
+                s.links_without_shm(cause) as f64,
             );
         }
         for reason in DropReason::ALL {

@@ -363,3 +363,13 @@ impl Drop for Router {
         remove_orphaned_segments();
     }
 }
+
+/// GETs `url` and returns the body (panics on any HTTP or network error).
+pub fn http_get(url: &str) -> String {
+    ureq::get(url)
+        .call()
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
+        .body_mut()
+        .read_to_string()
+        .unwrap()
+}

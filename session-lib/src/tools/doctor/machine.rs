@@ -89,6 +89,31 @@ pub(super) fn stale_segments(dir: &Path) -> Check {
     }
 }
 
+/// Segments of other users in /dev/shm: zenoh makes them private to their owner, so processes of
+/// different users on this host exchange copies over TCP.
+pub(super) fn other_users(dir: &Path, wanted: bool) -> Check {
+    const NAME: &str = "users sharing memory";
+    let me = nix::unistd::geteuid().as_raw();
+    let others = crate::shm::usage::foreign_segment_owners(dir);
+    if others.is_empty() || !wanted {
+        return Check::new(
+            NAME,
+            Severity::Ok,
+            format!("every zenoh segment in /dev/shm belongs to this user (uid {me})"),
+            None,
+        );
+    }
+    Check::new(
+        NAME,
+        Severity::Warn,
+        format!(
+            "segments of uid {others:?} are in /dev/shm: zenoh makes them private to their owner (mode 0600), so \
+             their processes and this user's (uid {me}) exchange copies over TCP"
+        ),
+        Some(crate::stats::LinkShmCause::OtherUser.remedy().into()),
+    )
+}
+
 pub(super) async fn router_reachable(session: &ResolvedConfig) -> Check {
     const NAME: &str = "router";
     let endpoints = connect_endpoints(&session.zenoh);

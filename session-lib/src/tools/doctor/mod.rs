@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use crate::config::{self, ConfigError, Environment, ResolvedConfig};
 use crate::shm::preflight;
 
-use self::machine::{clock, dev_shm, domain_id, memlock, router_reachable, stale_segments};
+use self::machine::{clock, dev_shm, domain_id, memlock, other_users, router_reachable, stale_segments};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -84,6 +84,7 @@ pub async fn examine(patient: &Patient) -> Vec<Check> {
     checks.push(dev_shm(&patient.dev_shm, pool, shm_wanted));
     checks.push(memlock(pool, shm_wanted));
     checks.push(stale_segments(&patient.dev_shm));
+    checks.push(other_users(&patient.dev_shm, shm_wanted));
     if let Some(session) = session {
         checks.push(router_reachable(session).await);
     }
