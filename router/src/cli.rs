@@ -52,6 +52,20 @@ pub struct MetricsArgs {
     pub no_metrics: bool,
 }
 
+/// `zshm talker` and `zshm listener`: the demo pair's node, topic and message count.
+#[derive(Debug, Args, Clone)]
+pub struct ChatterArgs {
+    /// Session, namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Topic to publish on or listen to.
+    #[arg(short, long, default_value = "chatter")]
+    pub topic: String,
+    /// Stop after this many messages (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+}
+
 /// `zshm pub` and `zshm sub`: a session and the key expression of the raw test stream.
 #[derive(Debug, Args)]
 pub struct RawStreamArgs {

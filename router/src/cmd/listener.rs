@@ -9,21 +9,15 @@ use std::time::Duration;
 use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
-use crate::cli::{self, NodeArgs};
+use crate::cli::{self, ChatterArgs};
 use crate::support::{session, shutdown};
 
 /// `zshm listener`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session, namespace and domain.
+    /// Node, topic and how many messages.
     #[command(flatten)]
-    pub node: NodeArgs,
-    /// Topic to listen to.
-    #[arg(short, long, default_value = "chatter")]
-    pub topic: String,
-    /// Stop after this many messages (0: never).
-    #[arg(short = 'n', long, default_value_t = 0)]
-    pub count: u64,
+    pub chatter: ChatterArgs,
     /// With --count: give up after this many seconds.
     #[arg(long, default_value = "60", value_parser = cli::seconds)]
     pub timeout: Duration,
@@ -31,12 +25,12 @@ pub struct Args {
 
 /// Listens until `--count` messages, a timeout, or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let node = session::open_node(&args.node, "listener").await?;
+    let node = session::open_node(&args.chatter.node, "listener").await?;
     let heard = Arc::new(AtomicU64::new(0));
     let done = Arc::new(tokio::sync::Notify::new());
-    let (counter, notify, count) = (heard.clone(), done.clone(), args.count);
+    let (counter, notify, count) = (heard.clone(), done.clone(), args.chatter.count);
     let _subscription = node
-        .create_subscription::<std_msgs::String>(&args.topic, QosProfile::default(), move |message| {
+        .create_subscription::<std_msgs::String>(&args.chatter.topic, QosProfile::default(), move |message| {
             println!("I heard: [{}]", message.view());
             if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
                 notify.notify_one();
@@ -44,7 +38,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .await?;
     tracing::info!(topic = %_subscription.info().topic, "listening");
-    let completed = if args.count == 0 {
+    let completed = if args.chatter.count == 0 {
         shutdown::signal().await?;
         true
     } else {
@@ -60,7 +54,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "zshm listener: heard {} of {} messages",
             heard.load(Ordering::Relaxed),
-            args.count
+            args.chatter.count
         );
         return Ok(ExitCode::FAILURE);
     }

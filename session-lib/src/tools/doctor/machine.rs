@@ -223,14 +223,8 @@ pub(super) fn clock() -> Check {
 
 #[cfg(test)]
 mod tests {
+    use super::super::resolved;
     use super::*;
-    use crate::config;
-
-    fn resolved(role: config::Role, enabled: bool) -> ResolvedConfig {
-        let mut request = config::ConfigRequest::new(role);
-        request.no_shm = !enabled;
-        config::resolve(&request, &Environment::empty()).unwrap()
-    }
 
     #[test]
     fn endpoints_are_read_plain_or_per_mode() {

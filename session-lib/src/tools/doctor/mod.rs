@@ -164,15 +164,17 @@ fn shm_sides(router: &ResolvedConfig, session: &ResolvedConfig) -> Check {
     }
 }
 
+/// A built-in config with shared memory on or off, for the checks' tests.
+#[cfg(test)]
+fn resolved(role: config::Role, enabled: bool) -> ResolvedConfig {
+    let mut request = config::ConfigRequest::new(role);
+    request.no_shm = !enabled;
+    config::resolve(&request, &Environment::empty()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn resolved(role: config::Role, enabled: bool) -> ResolvedConfig {
-        let mut request = config::ConfigRequest::new(role);
-        request.no_shm = !enabled;
-        config::resolve(&request, &Environment::empty()).unwrap()
-    }
 
     #[test]
     fn one_sided_shm_is_a_failure_and_both_off_a_warning() {
