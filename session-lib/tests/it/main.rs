@@ -11,6 +11,8 @@ mod cdr_fixtures;
 mod malformed;
 // Typed ROS nodes: zero-copy clouds, tokens, transient local, rejected samples.
 mod ros_nodes;
+// Typed delivery: slow callbacks, drops per QoS, one validating parse.
+mod delivery;
 // The layers of the README hold in the code of both crates.
 mod layers;
 
