@@ -20,9 +20,8 @@ use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
 use self::report::CaseResult;
 use self::shared::{PubReport, SubReport};
 use crate::cli;
-use crate::support::children::{
-    Logs, first_line_matching, last_json_line, remove_their_segments, spawn, start_router, stop,
-};
+use crate::support::children::{Logs, first_line_matching, last_json_line, spawn, start_router, stop};
+use crate::support::shutdown;
 
 /// `zshm bench`.
 #[derive(Debug, clap::Args)]
@@ -50,9 +49,21 @@ pub struct Args {
     pub sweeps: Vec<Sweep>,
 }
 
-/// Runs the sweep and writes the reports.
+/// Runs the sweep and writes the reports, unless a signal stops it first: then its processes
+/// are stopped (the program's `finish` waits for them and removes their segments), nothing is
+/// written, and it exits 1.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let plan = plan_from(&args);
+    tokio::select! {
+        result = sweep(&args) => result,
+        signal = shutdown::signal() => {
+            eprintln!("zshm bench: {} received: stopped the benchmark's processes; no report written", signal?);
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
+    let plan = plan_from(args);
     let cases = plan.cases();
     let exe =
         std::env::current_exe().context("cannot find this program to start the benchmark's processes")?;
@@ -86,9 +97,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     progress.finish_and_clear();
     stop(&mut router.child).await;
-    remove_their_segments();
 
-    let markdown = report::write_all(&args.out, &results, &args)?;
+    let markdown = report::write_all(&args.out, &results, args)?;
     plot::write_all(&args.out, &results)?;
     println!("{markdown}");
     println!(
