@@ -166,6 +166,7 @@ pub struct SessionStats {
     dropped: [AtomicU64; 3],
     fallbacks: [AtomicU64; 3],
     overflows: [AtomicU64; 5],
+    reclaimed: AtomicU64,
 }
 
 /// A copy of [`SessionStats`] at one instant. Fields missing from a report (an older zshm) read
@@ -211,6 +212,9 @@ pub struct StatsSnapshot {
     pub overflow_keep_all_best_effort: u64,
     /// Samples dropped by raw subscriptions whose reader did not keep up.
     pub overflow_raw: u64,
+    /// Loans served from pool buffers reclaimed from readers that stopped confirming them
+    /// (crashed or stopped processes), when the pool was full otherwise.
+    pub reclaimed_from_dead_readers: u64,
 }
 
 impl StatsSnapshot {
@@ -277,6 +281,10 @@ impl SessionStats {
         add(&self.fallbacks[reason.index()], 1);
     }
 
+    pub(crate) fn reclaimed(&self) {
+        add(&self.reclaimed, 1);
+    }
+
     pub(crate) fn overflowed(&self, kind: QueueOverflow) {
         add(&self.overflows[kind.index()], 1);
     }
@@ -304,6 +312,7 @@ impl SessionStats {
             overflow_keep_all_reliable: get(&self.overflows[2]),
             overflow_keep_all_best_effort: get(&self.overflows[3]),
             overflow_raw: get(&self.overflows[4]),
+            reclaimed_from_dead_readers: get(&self.reclaimed),
         }
     }
 }

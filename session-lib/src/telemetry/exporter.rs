@@ -211,6 +211,12 @@ impl Exporter {
                 s.dropped(reason) as f64,
             );
         }
+        out.counter(
+            "zshm_shm_reclaimed_total",
+            "Loans served from pool buffers reclaimed from readers that stopped confirming them (crashed or stopped), when the pool was full otherwise.",
+            with(&[]),
+            s.reclaimed_from_dead_readers as f64,
+        );
         for kind in QueueOverflow::ALL {
             out.counter(
                 "zshm_subscription_dropped_total",
