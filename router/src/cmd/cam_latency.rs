@@ -60,6 +60,10 @@ pub struct Args {
     /// Check the point data against `cam-pub --pattern` (byte for byte).
     #[arg(long)]
     pub verify: bool,
+    /// Sleep this many seconds in each callback, after measuring: a slow consumer, to see what
+    /// the subscription drops (the oldest clouds, counted) and that nothing else stalls.
+    #[arg(long, value_name = "SECONDS", value_parser = cli::seconds)]
+    pub callback_delay: Option<Duration>,
 }
 
 /// Which message `cam-latency` measures.
@@ -103,11 +107,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let subscription = match args.stream {
         CamStream::Points => {
             let verify = expect(layout_of(&shapes.cloud_shape("")));
-            Probed::Points(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+            Probed::Points(subscribe(&node, &topic, qos, tx, verify, histogram, args.callback_delay).await?)
         }
         CamStream::Image => {
             let verify = expect(layout_of(&shapes.image_shape("")));
-            Probed::Image(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+            Probed::Image(subscribe(&node, &topic, qos, tx, verify, histogram, args.callback_delay).await?)
         }
     };
     let topic = match &subscription {
@@ -233,7 +237,8 @@ fn layout_of<T: SensorMessage>(shape: &T) -> String {
 }
 
 /// Subscribes to `T` and turns each message into an [`Observation`] in the callback, where the
-/// latency is taken. With `verify`, data that does not match `cam-pub --pattern` is counted there.
+/// latency is taken. With `verify`, data that does not match `cam-pub --pattern` is counted there;
+/// with `delay`, the callback then sleeps (on the subscription's own thread, as a slow consumer).
 async fn subscribe<T: SensorMessage>(
     node: &Node,
     topic: &str,
@@ -241,6 +246,7 @@ async fn subscribe<T: SensorMessage>(
     tx: flume::Sender<Observation>,
     verify: Option<Verify>,
     histogram: Arc<LatencyHistogram>,
+    delay: Option<Duration>,
 ) -> anyhow::Result<Subscription<T>> {
     Ok(node
         .create_subscription::<T>(topic, qos, move |received: Sample<'_, T>| {
@@ -265,6 +271,9 @@ async fn subscribe<T: SensorMessage>(
                 shm: received.is_shm(),
                 bytes: received.payload().len(),
             });
+            if let Some(delay) = delay {
+                std::thread::sleep(delay);
+            }
         })
         .await?)
 }
