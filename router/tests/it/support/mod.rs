@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // Each test module uses a different subset.
 
+pub mod namespace;
+pub mod procfs;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
@@ -204,6 +207,27 @@ impl Proc {
         let _ = killpg(Pid::from_raw(self.child.id() as i32), signal);
     }
 
+    /// Sends a signal to the process alone, as `kill PID` or systemd does (its children, in the
+    /// same group, do not get it).
+    pub fn signal_process(&self, signal: Signal) {
+        let _ = nix::sys::signal::kill(Pid::from_raw(self.child.id() as i32), signal);
+    }
+
+    /// Waits for the process to exit within `within`, which must be below [`DEADLINE`]; returns
+    /// its exit code and how long it took.
+    pub fn wait_exit_within(&mut self, within: Duration) -> (i32, Duration) {
+        let started = Instant::now();
+        let code = self.wait_exit();
+        let took = started.elapsed();
+        assert!(
+            took <= within,
+            "{}: took {took:?} to exit (bound {within:?})\n{}",
+            self.name,
+            self.dump()
+        );
+        (code, took)
+    }
+
     /// The pid of the direct child.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -329,7 +353,12 @@ impl Router {
     pub fn start(extra: &[&str]) -> Self {
         let mut args = vec!["router", "-l", "tcp/127.0.0.1:0", "--metrics", "127.0.0.1:0"];
         args.extend_from_slice(extra);
-        let proc = Spawn::zshm("router", &args).start();
+        Self::started(Spawn::zshm("router", &args).start())
+    }
+
+    /// Reads the locator and metrics URL of a router started otherwise (in a namespace, on a
+    /// given port).
+    pub fn started(proc: Proc) -> Self {
         let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));
         let locator = status
             .split([' ', ',', ';'])
