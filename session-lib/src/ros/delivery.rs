@@ -1,5 +1,5 @@
 //! How a typed subscription hands samples to its callback without ever making a receive path
-//! wait: each receive path pushes into an [`Inlet`] (the attachment is checked there, a few
+//! wait: each receive path pushes into an `Inlet` (the attachment is checked there, a few
 //! bytes), the sample waits in a bounded queue shaped by the subscription's QoS, and one worker
 //! thread per subscription validates the CDR once and runs the callback with the view it
 //! validated.
@@ -11,7 +11,7 @@
 //! counted in the session stats by QoS ([`QueueOverflow`]) and the first one is logged.
 //!
 //! Not here: how samples are received (the `raw` layer), or what a sample offers
-//! ([`Sample`](super::Sample)).
+//! ([`Sample`], [`Subscription`](super::Subscription)).
 
 use std::marker::PhantomData;
 use std::sync::Arc;
