@@ -5,7 +5,7 @@
 //! The run itself (processes, kills, sampling) is the program's; this is the data and the
 //! judgement, so both can be tested without running anything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// How much a process's resident memory may grow after warm-up before the soak fails.
@@ -139,13 +139,8 @@ impl SoakReport {
                 p.role, p.started_at, p.ended_by, p.received, p.lost
             );
         }
-        let roles: Vec<&String> = self.samples.iter().flat_map(|s| s.rss_bytes.keys()).collect();
-        let mut roles: Vec<&String> = roles
-            .into_iter()
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        roles.sort();
+        // Every role seen in any sample, in name order.
+        let roles: BTreeSet<&String> = self.samples.iter().flat_map(|s| s.rss_bytes.keys()).collect();
         out.push_str("\n| t (s) |");
         roles.iter().for_each(|r| _ = write!(out, " {r} RSS (MiB) |"));
         out.push_str(" /dev/shm used (MiB) | zenoh segments | zenoh MiB |\n|---|");
@@ -155,7 +150,7 @@ impl SoakReport {
         for s in &self.samples {
             let _ = write!(out, "| {:.0} |", s.seconds);
             for role in &roles {
-                match s.rss_bytes.get(*role) {
+                match s.rss_bytes.get(role.as_str()) {
                     Some(rss) => _ = write!(out, " {:.1} |", mib(*rss)),
                     None => out.push_str(" - |"),
                 }

@@ -128,7 +128,7 @@ pub async fn run(
     let mut router = start_router(exe, &["--no-metrics"], Logs::Hidden).await?;
     let locator = router.locator.clone();
     let steady = Probe::start(exe, &locator, "steady", since())?;
-    let mut restarted = Probe::start(exe, &locator, "restarted", since())?;
+    let mut restarted = Some(Probe::start(exe, &locator, "restarted", since())?);
     let mut camera = spawn(exe, &["cam-pub", "-e", &locator, "--json"], &[], Logs::Hidden)?;
     let camera_summary = camera.drain_json()?;
 
@@ -142,12 +142,16 @@ pub async fn run(
             ("router", router.child.id()),
             ("camera", camera.id()),
             ("steady", steady.child.id()),
-            ("restarted", restarted.child.id()),
+            ("restarted", restarted.as_ref().and_then(|p| p.child.id())),
         ];
         samples.push(sample(since(), &pids));
         if started.elapsed() >= next_restart && started.elapsed() < duration {
-            let fresh = Probe::start(exe, &locator, "restarted", since())?;
-            probes.push(std::mem::replace(&mut restarted, fresh).end(true).await);
+            // Killed first, then started again: the new process's start removes the segments
+            // the killed one left (zenoh cleans orphans when a process first touches SHM).
+            if let Some(victim) = restarted.take() {
+                probes.push(victim.end(true).await);
+            }
+            restarted = Some(Probe::start(exe, &locator, "restarted", since())?);
             restarts += 1;
             next_restart += restart_every;
         }
@@ -159,7 +163,9 @@ pub async fn run(
         .context("the camera's stdout did not close")??
         .and_then(|line| serde_json::from_str(&line).ok())
         .context("the camera printed no summary")?;
-    probes.push(restarted.end(false).await);
+    if let Some(last) = restarted {
+        probes.push(last.end(false).await);
+    }
     probes.push(steady.end(false).await);
     stop(&mut router.child).await;
 
