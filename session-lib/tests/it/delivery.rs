@@ -113,6 +113,44 @@ async fn a_blocked_callback_does_not_stall_other_topics_and_its_drops_are_counte
     assert!(slow_rx.recv_timeout(Duration::from_millis(200)).is_err());
 }
 
+/// Regression test for issue 11: a `RawSubscription` nobody reads used to block zenoh's receive
+/// thread once its 64-sample queue was full. Now it drops its oldest samples (counted) and the
+/// link goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_raw_subscription_nobody_reads_does_not_stall_the_link() {
+    use zshm::raw::{PublisherOptions, SUBSCRIPTION_QUEUE};
+    let (a, b) = session_pair().await;
+    let unread = b.declare_subscription("it/unread").await.unwrap();
+    let read = b.declare_subscription("it/read").await.unwrap();
+    let flood = a
+        .declare_publisher("it/unread", PublisherOptions::default())
+        .await
+        .unwrap();
+    let other = a
+        .declare_publisher("it/read", PublisherOptions::default())
+        .await
+        .unwrap();
+    assert!(flood.wait_for_subscribers(DEADLINE).await && other.wait_for_subscribers(DEADLINE).await);
+    let total = 3 * SUBSCRIPTION_QUEUE as u64;
+    for n in 0..total {
+        flood.publish(&n.to_le_bytes()).await.unwrap();
+    }
+    other.publish(b"after the flood").await.unwrap();
+    let sample = tokio::time::timeout(DEADLINE, read.recv())
+        .await
+        .expect("the other key delivers")
+        .unwrap();
+    assert_eq!(sample.payload(), b"after the flood");
+    let dropped = b.stats().snapshot().overflows(QueueOverflow::Raw);
+    assert_eq!(
+        dropped,
+        total - SUBSCRIPTION_QUEUE as u64,
+        "the oldest went, counted"
+    );
+    let first = unread.recv().await.unwrap();
+    assert_eq!(first.payload(), dropped.to_le_bytes(), "the newest are kept");
+}
+
 /// KEEP_ALL is bounded too, and its drops are counted under their own QoS label.
 #[test]
 fn keep_all_and_best_effort_have_their_own_bounds_and_labels() {

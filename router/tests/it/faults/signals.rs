@@ -176,6 +176,23 @@ fn demo_and_bench_stop_their_children_on_sigint_and_sigterm() {
     assert_eq!(ns.segments(), [], "bench removes its children's segments");
 }
 
+/// Regression test for issue 11 ("the second signal calls process::exit, which skips
+/// destructors"): two signals in a row make demo kill its children at once, and it still removes
+/// their segments before it exits.
+#[test]
+fn demo_on_a_second_signal_kills_its_children_at_once_and_still_cleans_up() {
+    let ns = PrivateShm::new("1g");
+    let mut demo = ns.zshm("demo", &["demo", "--duration", "60"]).start();
+    demo.wait_for_stdout("phase 2", |l| l.starts_with("Phase 2/2"));
+    wait_for_child(demo.pid(), "cam-pub", DEADLINE);
+    demo.signal_process(Signal::SIGINT);
+    demo.signal_process(Signal::SIGTERM);
+    let (code, _) = demo.wait_exit_within(STOP_WITHIN);
+    assert!(code == 1 || code == 130, "{}", demo.dump());
+    assert!(group_is_empty(demo.pid()), "a child of demo is still running");
+    assert_eq!(ns.segments(), [], "{}", demo.dump());
+}
+
 /// Regression test for issue 11 ("SHM leaks on error paths"): the camera dies in the shared-memory
 /// phase, demo fails, and stops the router and the probe gently (a SIGKILL would leave their
 /// pools), then removes every segment, the dead camera's included.
