@@ -61,7 +61,10 @@ fn report(err: &anyhow::Error) -> ExitCode {
         .map(|cause| zshm::text::tidy(&cause.to_string()))
         .collect();
     eprintln!("zshm: error: {}", causes.join(": "));
-    if err.chain().any(zshm::is_bad_input) {
+    if err
+        .chain()
+        .any(|cause| zshm::is_bad_input(cause) || cause.is::<cli::FlagError>())
+    {
         ExitCode::from(2)
     } else {
         ExitCode::FAILURE

@@ -63,6 +63,7 @@ const LINGER: Duration = Duration::from_secs(5);
 
 /// Publishes clouds at `--rate` until `--count` or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    args.cloud.validate()?;
     let node = session::open_node(&args.node, "sim_camera").await?;
     let qos = if args.keep_all {
         QosProfile {
@@ -77,7 +78,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(topic) => Some(node.create_publisher::<Image>(topic, qos).await?),
         None => None,
     };
-    if !args.wait.is_zero() && !clouds.wait_for_subscribers(args.wait).await {
+    let found = if args.wait.is_zero() {
+        Some(true)
+    } else {
+        shutdown::unless_signalled(clouds.wait_for_subscribers(args.wait)).await
+    };
+    if found == Some(false) {
         anyhow::bail!(
             "no subscriber on {} within {}",
             clouds.info().topic,
@@ -98,7 +104,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (mut total, mut window, mut window_start) =
         (CameraCounts::default(), CameraCounts::default(), Instant::now());
 
-    for frame in 0.. {
+    for frame in (0..).take_while(|_| found.is_some()) {
         tokio::select! {
             _ = ticker.tick() => {}
             _ = &mut shutdown => break,
@@ -134,13 +140,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    // Stay until the subscribers have the last clouds: closing at once could cut them off.
-    clouds.wait_for_no_subscribers(LINGER).await;
+    // Stay until the subscribers have the last clouds: closing at once could cut them off (not
+    // after a signal: the user wants it to stop).
+    shutdown::unless_signalled(clouds.wait_for_no_subscribers(LINGER)).await;
     if args.json {
         let summary = CameraSummary {
             counts: total,
             stats: node.session().stats().snapshot(),
             cpu_seconds: zshm::tools::usage::cpu_seconds(),
+            shm_status: node.session().shm_status().to_string(),
         };
         println!("{}", serde_json::to_string(&summary)?);
     } else {

@@ -24,6 +24,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::cli::GraphArgs;
+use crate::support::{children, shutdown};
 
 /// zshm: a Zenoh router and tools for ROS 2, with shared memory you can see.
 ///
@@ -76,9 +77,17 @@ pub enum Command {
     BenchRole(bench::shared::RoleArgs),
 }
 
-/// Runs one subcommand.
+/// Runs one subcommand, then stops whatever children it left running (an error or a signal can
+/// end a command early) and removes their segments.
 pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
-    crate::support::shutdown::install()?;
+    children::follow_parent()?;
+    shutdown::install()?;
+    let result = dispatch(command).await;
+    children::finish(shutdown::second_signal()).await;
+    result
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Router(args) => router::run(args).await,
         Command::Pub(args) => publish::run(args).await,
@@ -99,3 +108,6 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::BenchRole(args) => bench::role::run(args).await,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -31,7 +31,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let publisher = node
         .create_publisher::<std_msgs::String>(&args.chatter.topic, QosProfile::default())
         .await?;
-    if !args.wait.is_zero() && !publisher.wait_for_subscribers(args.wait).await {
+    if !args.wait.is_zero()
+        && shutdown::unless_signalled(publisher.wait_for_subscribers(args.wait)).await == Some(false)
+    {
         anyhow::bail!(
             "no subscriber on {} within {}",
             publisher.info().topic,

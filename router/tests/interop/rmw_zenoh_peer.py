@@ -236,7 +236,10 @@ def listen(args):
     token_gid = gid_of(talker_pubs[0]).hex() if len(talker_pubs) == 1 else None
     result = {"received": len(texts), "texts": texts, "sequence_numbers": seqs,
               "publisher_gid": publisher_gid, "token_gid": token_gid, "tokens": tokens,
-              "ok": not errors, "errors": errors}
+              "ok": not errors, "errors": errors,
+              # Whom this peer was connected to at the end: tells "refused" from "slow".
+              "routers": [str(z) for z in peer.session.info.routers_zid()],
+              "peers": [str(z) for z in peer.session.info.peers_zid()]}
     subscriber.undeclare()
     watcher.undeclare()
     peer.close()

@@ -25,3 +25,5 @@ mod ros;
 mod workshop;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.
 mod transport;
+// The fault matrix of docs/RELIABILITY.md: crashes, stalls, full memory, signals, the soak.
+mod faults;

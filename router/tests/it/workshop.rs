@@ -59,6 +59,26 @@ fn demo_measures_both_phases_and_compares_them() {
     );
 }
 
+/// Regression test for issue 11 ("the main command hides its own failure"): as an ordinary user
+/// (locked-memory limit 8 MiB), phase 2 falls back to TCP; demo says so in words, with the reason
+/// and the fix, and exits 1 instead of printing a "shared memory" column measured over TCP.
+#[test]
+fn demo_says_when_phase_2_did_not_use_shared_memory_and_exits_1() {
+    let wrapper = with_memlock_limit_of_an_ordinary_user();
+    let mut demo = Spawn::wrapped("demo", &wrapper, &["demo", "--duration", "2"]).start();
+    assert_eq!(demo.wait_exit(), 1, "{}", demo.dump());
+    let out = demo.stdout().join("\n");
+    assert!(
+        out.contains("Phase 2 did not use shared memory: only 0% of its"),
+        "{out}"
+    );
+    assert!(
+        out.contains("The camera fell back to TCP: locked-memory limit"),
+        "{out}"
+    );
+    assert!(out.contains("ulimit -l unlimited"), "the fix is named:\n{out}");
+}
+
 #[test]
 fn doctor_passes_on_a_healthy_machine_with_a_router() {
     let router = Router::start(&[]);

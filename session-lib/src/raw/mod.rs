@@ -24,6 +24,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod inbox;
+
 mod error;
 mod publisher;
 mod subscription;
@@ -33,5 +35,5 @@ pub use error::{DeclareError, PublishError};
 pub use publisher::{AdvancedPublisherOptions, PublisherOptions, RawPublisher};
 pub use subscription::{
     AdvancedSubscriptionOptions, RawCallbackSubscription, RawSample, RawSubscription, SUBSCRIPTION_QUEUE,
-    SubscriptionOptions,
+    SUBSCRIPTION_QUEUE_HEAP_BYTES, SubscriptionOptions,
 };

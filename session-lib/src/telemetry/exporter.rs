@@ -18,7 +18,7 @@ use super::{host, zenoh_stats};
 use crate::session::Session;
 use crate::session::report::{NodeReport, REPORT_PREFIX};
 use crate::stats::histogram::HistogramSnapshot;
-use crate::stats::{DropReason, LinkShmCause, LoanFallback};
+use crate::stats::{DropReason, LinkShmCause, LoanFallback, QueueOverflow};
 
 /// How long a scrape waits for the nodes' answers.
 pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
@@ -229,6 +229,20 @@ impl Exporter {
                 "ROS samples rejected on receipt (not delivered), by reason.",
                 with(&[("reason", reason.label())]),
                 s.dropped(reason) as f64,
+            );
+        }
+        out.counter(
+            "zshm_shm_reclaimed_total",
+            "Loans served from pool buffers reclaimed from readers that stopped confirming them (crashed or stopped), when the pool was full otherwise.",
+            with(&[]),
+            s.reclaimed_from_dead_readers as f64,
+        );
+        for kind in QueueOverflow::ALL {
+            out.counter(
+                "zshm_subscription_dropped_total",
+                "Samples a subscription dropped because its callback or reader did not keep up (the oldest queued one), by the subscription's QoS.",
+                with(&[("qos", kind.label())]),
+                s.overflows(kind) as f64,
             );
         }
         for latency in &report.latency {

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // Each test module uses a different subset.
 
+pub mod namespace;
+pub mod procfs;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
@@ -204,6 +207,27 @@ impl Proc {
         let _ = killpg(Pid::from_raw(self.child.id() as i32), signal);
     }
 
+    /// Sends a signal to the process alone, as `kill PID` or systemd does (its children, in the
+    /// same group, do not get it).
+    pub fn signal_process(&self, signal: Signal) {
+        let _ = nix::sys::signal::kill(Pid::from_raw(self.child.id() as i32), signal);
+    }
+
+    /// Waits for the process to exit within `within`, which must be below [`DEADLINE`]; returns
+    /// its exit code and how long it took.
+    pub fn wait_exit_within(&mut self, within: Duration) -> (i32, Duration) {
+        let started = Instant::now();
+        let code = self.wait_exit();
+        let took = started.elapsed();
+        assert!(
+            took <= within,
+            "{}: took {took:?} to exit (bound {within:?})\n{}",
+            self.name,
+            self.dump()
+        );
+        (code, took)
+    }
+
     /// The pid of the direct child.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -335,7 +359,16 @@ impl Router {
     /// Starts a router spawned as `spawn` (which must listen on port 0 somewhere and serve
     /// metrics on port 0) and reads back the locator starting with `prefix`.
     pub fn launch(spawn: Spawn, prefix: &str) -> Self {
-        let proc = spawn.start();
+        Self::read_back(spawn.start(), prefix)
+    }
+
+    /// Reads the TCP locator and metrics URL of a router started otherwise (in a namespace, on a
+    /// given port).
+    pub fn started(proc: Proc) -> Self {
+        Self::read_back(proc, "tcp/")
+    }
+
+    fn read_back(proc: Proc, prefix: &str) -> Self {
         let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));
         let locator = status
             .split([' ', ',', ';'])
