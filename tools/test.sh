@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The SHM-fallback tests use util-linux (unshare, setpriv, prlimit) and mount; the metrics tests
-# use promtool and a real Prometheus server (Debian package prometheus).
+# The SHM-fallback tests use util-linux (unshare, setpriv, prlimit, nsenter) and mount; the metrics
+# tests use promtool and a real Prometheus server (Debian package prometheus); the systemd unit is
+# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2).
 missing=()
-for tool in unshare setpriv prlimit mount python3 promtool prometheus; do
+for tool in unshare setpriv prlimit mount python3 promtool prometheus systemd-analyze ip nsenter openssl; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -16,7 +17,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
     # The package's service is not started: tests run their own Prometheus on a free port.
-    apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv prometheus
+    apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv prometheus \
+      systemd iproute2 openssl
   else
     echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3 and prometheus" >&2
     exit 1

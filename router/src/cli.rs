@@ -56,6 +56,20 @@ pub struct MetricsArgs {
     pub no_metrics: bool,
 }
 
+/// `zshm talker` and `zshm listener`: the demo pair's node, topic and message count.
+#[derive(Debug, Args, Clone)]
+pub struct ChatterArgs {
+    /// Session, namespace and domain.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// Topic to publish on or listen to.
+    #[arg(short, long, default_value = "chatter")]
+    pub topic: String,
+    /// Stop after this many messages (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+}
+
 /// `zshm pub` and `zshm sub`: a session and the key expression of the raw test stream.
 #[derive(Debug, Args)]
 pub struct RawStreamArgs {
@@ -77,6 +91,44 @@ pub struct CloudArgs {
     #[arg(long, default_value_t = 480, value_parser = clap::value_parser!(u32).range(1..=16384))]
     pub height: u32,
 }
+
+/// The largest simulated cloud, in bytes: what `zshm pub --size` accepts too. Far beyond any
+/// camera, far below what would exhaust a robot's memory.
+pub const MAX_CLOUD_BYTES: u64 = 1 << 30;
+
+impl CloudArgs {
+    /// Serialized point bytes of one cloud (24 B per point).
+    pub fn data_bytes(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height) * zshm::tools::sim_camera::POINT_STEP as u64
+    }
+
+    /// Refuses a width and height whose cloud exceeds [`MAX_CLOUD_BYTES`]: each flag is in range,
+    /// their product may not be.
+    pub fn validate(&self) -> Result<(), FlagError> {
+        if self.data_bytes() > MAX_CLOUD_BYTES {
+            return Err(FlagError(format!(
+                "--width {} x --height {} makes clouds of {}; at most {} (1 GiB) are accepted",
+                self.width,
+                self.height,
+                zshm::text::human_bytes(self.data_bytes()),
+                MAX_CLOUD_BYTES
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A flag value that clap accepted alone but that is wrong with the others; the program exits 2.
+#[derive(Debug)]
+pub struct FlagError(pub String);
+
+impl std::fmt::Display for FlagError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FlagError {}
 
 /// `zshm topics` and `zshm nodes`: how to ask the graph.
 #[derive(Debug, Args)]

@@ -17,7 +17,11 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return report(&anyhow::Error::new(err).context("cannot start the async runtime")),
     };
-    match runtime.block_on(cmd::run(cli.command)) {
+    let outcome = runtime.block_on(cmd::run(cli.command));
+    // A task stuck in a blocking call (zenoh retrying a connection) must not keep the process
+    // alive once the command is over; everything the command owns is already dropped here.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    match outcome {
         Ok(code) => code,
         Err(err) => report(&err),
     }
@@ -57,7 +61,10 @@ fn report(err: &anyhow::Error) -> ExitCode {
         .map(|cause| zshm::text::tidy(&cause.to_string()))
         .collect();
     eprintln!("zshm: error: {}", causes.join(": "));
-    if err.chain().any(zshm::is_bad_input) {
+    if err
+        .chain()
+        .any(|cause| zshm::is_bad_input(cause) || cause.is::<cli::FlagError>())
+    {
         ExitCode::from(2)
     } else {
         ExitCode::FAILURE

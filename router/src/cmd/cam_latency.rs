@@ -4,6 +4,9 @@
 //! message readable, minus `header.stamp`. Every `--window` seconds it prints the workshop's line
 //! `Mean : 9.40 ms | Std : 0.82 ms | Min : 7.91 ms | Max : 12.15 ms`; `--verbose` adds
 //! percentiles, losses, SHM share and size; `--json` prints objects instead.
+//!
+//! Silence is reported: no first message within `--timeout` is an error, and a stream that stops
+//! mid-run is said on stderr once it has been silent for `--timeout`, then again when it resumes.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -50,12 +53,17 @@ pub struct Args {
     /// Stop after this many seconds and print a summary.
     #[arg(short, long, value_parser = cli::seconds)]
     pub duration: Option<Duration>,
-    /// Exit with an error if no sample arrives within this many seconds.
+    /// Exit with an error if no sample arrives within this many seconds; later, say so on stderr
+    /// when the stream stays silent this long.
     #[arg(long, default_value = "15", value_parser = cli::seconds)]
     pub timeout: Duration,
     /// Check the point data against `cam-pub --pattern` (byte for byte).
     #[arg(long)]
     pub verify: bool,
+    /// Sleep this many seconds in each callback, after measuring: a slow consumer, to see what
+    /// the subscription drops (the oldest clouds, counted) and that nothing else stalls.
+    #[arg(long, value_name = "SECONDS", value_parser = cli::seconds)]
+    pub callback_delay: Option<Duration>,
 }
 
 /// Which message `cam-latency` measures.
@@ -80,7 +88,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         CamStream::Points => "/camera/points".into(),
         CamStream::Image => "/camera/image_raw".into(),
     });
-    let (tx, rx) = flume::unbounded();
+    // Bounded: when this loop falls behind, the callback waits, and the subscription's own queue
+    // drops the oldest samples (counted) instead of this process growing.
+    let (tx, rx) = flume::bounded(OBSERVATIONS_QUEUE);
     let corrupt = Arc::new(AtomicU64::new(0));
     // Reliable, keep last 10: the rclpy subscription of the original script.
     let qos = QosProfile::keep_last(10);
@@ -97,32 +107,40 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let subscription = match args.stream {
         CamStream::Points => {
             let verify = expect(layout_of(&shapes.cloud_shape("")));
-            Probed::Points(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+            Probed::Points(subscribe(&node, &topic, qos, tx, verify, histogram, args.callback_delay).await?)
         }
         CamStream::Image => {
             let verify = expect(layout_of(&shapes.image_shape("")));
-            Probed::Image(subscribe(&node, &topic, qos, tx, verify, histogram).await?)
+            Probed::Image(subscribe(&node, &topic, qos, tx, verify, histogram, args.callback_delay).await?)
         }
     };
     let topic = match &subscription {
         Probed::Points(s) => s.info().topic.clone(),
         Probed::Image(s) => s.info().topic.clone(),
     };
+    // What this process can do; which path the messages really take is said after the first
+    // window, from what arrived (a same-host publisher of another user cannot share memory).
     eprintln!(
-        "zshm cam-latency: measuring {topic} (shared memory {}; lane {})",
+        "zshm cam-latency: measuring {topic} (this process: shared memory {}; lane {})",
         node.session().shm_status(),
         node.session().lane_status()
     );
+    let mut path_said = false;
 
     let started = Instant::now();
     let mut probe = Probe::new(args.window, started);
     let first_deadline = tokio::time::Instant::now() + args.timeout;
     let end = args.duration.map(|d| tokio::time::Instant::now() + d);
     let mut shutdown = std::pin::pin!(shutdown::signal());
+    let mut silence = Silence::default();
     loop {
         let waiting_for_first = probe.received() == 0;
         let observation = tokio::select! {
             obs = rx.recv_async() => obs.ok(),
+            _ = tokio::time::sleep_until(silence.deadline(args.timeout)), if silence.watching() => {
+                silence.report_start(&topic, args.timeout);
+                continue;
+            }
             _ = tokio::time::sleep_until(first_deadline), if waiting_for_first => {
                 anyhow::bail!(
                     "no message on {topic} within {}. Check: is a router running (`just router` / `zshm router`) \
@@ -137,20 +155,30 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             _ = &mut shutdown => None,
         };
         let Some(observation) = observation else { break };
+        silence.heard(&topic);
         let outcome = probe.observe(observation);
         if let Some((verdict, latency_ns)) = outcome.first_implausible {
             report_implausible(verdict, latency_ns);
         }
         if let Some(report) = outcome.closed_window {
+            if !std::mem::replace(&mut path_said, true) {
+                say_which_path(node.session(), &report);
+            }
             print_report(&args, &topic, &report, false);
         }
         if args.count.is_some_and(|count| probe.received() >= count) {
             break;
         }
     }
+    // The receiver first: a callback waiting on a full channel returns at once, so dropping the
+    // subscription (which waits for a running callback) cannot hang.
+    drop(rx);
     drop(subscription);
 
     let total = probe.total(Instant::now());
+    if !path_said && total.received > 0 {
+        say_which_path(node.session(), &total);
+    }
     let bounded = args.count.is_some() || args.duration.is_some();
     if bounded {
         print_report(&args, &topic, &total, true);
@@ -163,6 +191,73 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says once which path the messages took: never "shared memory" when nothing came through it,
+/// and the cause when this process could have received through it but did not.
+fn say_which_path(session: &zshm::Session, report: &WindowReport) {
+    let share = report.shm_share();
+    if share >= 1.0 {
+        let lane = 100.0 * report.lane_share();
+        eprintln!(
+            "zshm cam-latency: messages arrive through shared memory ({lane:.0}% through the same-host lane)"
+        );
+        return;
+    }
+    let percent = 100.0 * share;
+    let why = match (session.shm_status().is_active(), session.shm_link_problem()) {
+        (false, _) => format!("this process has shared memory {}", session.shm_status()),
+        (true, Some(problem)) => format!("{problem}; fix: {}", problem.remedy()),
+        (true, None) => {
+            "the publisher sends copies (its shared memory is off, it runs on another host, or its \
+                         messages are below its SHM threshold)"
+                .to_owned()
+        }
+    };
+    eprintln!(
+        "zshm cam-latency: {percent:.0}% of messages arrive through shared memory, the rest over the network: {why}"
+    );
+}
+
+/// Observations waiting for the main loop at most.
+const OBSERVATIONS_QUEUE: usize = 1024;
+
+/// Whether the stream went silent after its first message, and since when.
+#[derive(Debug, Default)]
+struct Silence {
+    last: Option<tokio::time::Instant>,
+    reported: bool,
+}
+
+impl Silence {
+    /// True while a silence can still be reported: after the first message, not yet reported.
+    fn watching(&self) -> bool {
+        self.last.is_some() && !self.reported
+    }
+
+    fn deadline(&self, timeout: Duration) -> tokio::time::Instant {
+        self.last.unwrap_or_else(tokio::time::Instant::now) + timeout
+    }
+
+    fn report_start(&mut self, topic: &str, timeout: Duration) {
+        self.reported = true;
+        eprintln!(
+            "zshm cam-latency: no message on {topic} for {}: the publisher stopped, or the link to it is down; \
+             still waiting",
+            seconds(timeout)
+        );
+    }
+
+    fn heard(&mut self, topic: &str) {
+        let now = tokio::time::Instant::now();
+        if let (true, Some(last)) = (self.reported, self.last) {
+            eprintln!(
+                "zshm cam-latency: messages on {topic} again, after {} of silence",
+                seconds(now - last)
+            );
+        }
+        (self.last, self.reported) = (Some(now), false);
+    }
 }
 
 /// What `--verify` expects, and where it counts mismatches.
@@ -178,7 +273,8 @@ fn layout_of<T: SensorMessage>(shape: &T) -> String {
 }
 
 /// Subscribes to `T` and turns each message into an [`Observation`] in the callback, where the
-/// latency is taken. With `verify`, data that does not match `cam-pub --pattern` is counted there.
+/// latency is taken. With `verify`, data that does not match `cam-pub --pattern` is counted there;
+/// with `delay`, the callback then sleeps (on the subscription's own thread, as a slow consumer).
 async fn subscribe<T: SensorMessage>(
     node: &Node,
     topic: &str,
@@ -186,18 +282,19 @@ async fn subscribe<T: SensorMessage>(
     tx: flume::Sender<Observation>,
     verify: Option<Verify>,
     histogram: Arc<LatencyHistogram>,
+    delay: Option<Duration>,
 ) -> anyhow::Result<Subscription<T>> {
     Ok(node
-        .create_subscription::<T>(topic, qos, move |received: Sample<T>| {
+        .create_subscription::<T>(topic, qos, move |received: Sample<'_, T>| {
             let view = received.view();
-            let latency_ns = wall_clock_nanos() - T::stamp(&view).as_nanos();
+            let latency_ns = wall_clock_nanos() - T::stamp(view).as_nanos();
             if StampVerdict::of(latency_ns) == StampVerdict::Valid {
                 histogram.observe_ns(latency_ns);
             }
             if let Some(verify) = &verify
-                && (T::layout(&view) != verify.layout
-                    || !T::consistent(&view)
-                    || zshm::tools::pattern::verify(T::data(&view)).is_err())
+                && (T::layout(view) != verify.layout
+                    || !T::consistent(view)
+                    || zshm::tools::pattern::verify(T::data(view)).is_err())
             {
                 verify.corrupt.fetch_add(1, Ordering::Relaxed);
             }
@@ -210,6 +307,9 @@ async fn subscribe<T: SensorMessage>(
                 path: received.path(),
                 bytes: received.payload().len(),
             });
+            if let Some(delay) = delay {
+                std::thread::sleep(delay);
+            }
         })
         .await?)
 }

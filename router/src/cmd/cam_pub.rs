@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use zshm::msgs::builtin_interfaces::Time;
 use zshm::msgs::sensor_msgs::{Image, PointCloud2};
 use zshm::ros::Publisher;
-use zshm::ros::qos::QosProfile;
+use zshm::ros::qos::{History, QosProfile};
 use zshm::text::human_bytes;
 use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
@@ -46,6 +46,10 @@ pub struct Args {
     /// Seconds between two rate reports.
     #[arg(long, default_value = "3", value_parser = cli::positive_seconds)]
     pub report: Duration,
+    /// Reliable KEEP_ALL instead of KEEP_LAST(10): no cloud is ever dropped, the camera waits for
+    /// a congested link instead (rmw_zenoh's mapping: CongestionControl::Block).
+    #[arg(long)]
+    pub keep_all: bool,
     /// Fill the point data with a verifiable pattern instead of a scene (`cam-latency --verify`).
     #[arg(long)]
     pub pattern: bool,
@@ -59,14 +63,27 @@ const LINGER: Duration = Duration::from_secs(5);
 
 /// Publishes clouds at `--rate` until `--count` or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    args.cloud.validate()?;
     let node = session::open_node(&args.node, "sim_camera").await?;
-    let qos = QosProfile::keep_last(10);
+    let qos = if args.keep_all {
+        QosProfile {
+            history: History::KeepAll,
+            ..QosProfile::keep_last(10)
+        }
+    } else {
+        QosProfile::keep_last(10)
+    };
     let clouds = node.create_publisher::<PointCloud2>(&args.topic, qos).await?;
     let images = match &args.image {
         Some(topic) => Some(node.create_publisher::<Image>(topic, qos).await?),
         None => None,
     };
-    if !args.wait.is_zero() && !clouds.wait_for_subscribers(args.wait).await {
+    let found = if args.wait.is_zero() {
+        Some(true)
+    } else {
+        shutdown::unless_signalled(clouds.wait_for_subscribers(args.wait)).await
+    };
+    if found == Some(false) {
         anyhow::bail!(
             "no subscriber on {} within {}",
             clouds.info().topic,
@@ -87,7 +104,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (mut total, mut window, mut window_start) =
         (CameraCounts::default(), CameraCounts::default(), Instant::now());
 
-    for frame in 0.. {
+    for frame in (0..).take_while(|_| found.is_some()) {
         tokio::select! {
             _ = ticker.tick() => {}
             _ = &mut shutdown => break,
@@ -123,13 +140,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    // Stay until the subscribers have the last clouds: closing at once could cut them off.
-    clouds.wait_for_no_subscribers(LINGER).await;
+    // Stay until the subscribers have the last clouds: closing at once could cut them off (not
+    // after a signal: the user wants it to stop).
+    shutdown::unless_signalled(clouds.wait_for_no_subscribers(LINGER)).await;
     if args.json {
         let summary = CameraSummary {
             counts: total,
             stats: node.session().stats().snapshot(),
             cpu_seconds: zshm::tools::usage::cpu_seconds(),
+            shm_status: node.session().shm_status().to_string(),
         };
         println!("{}", serde_json::to_string(&summary)?);
     } else {

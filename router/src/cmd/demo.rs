@@ -5,7 +5,10 @@
 //! with a comparison: latency, bytes by path, CPU time per cloud.
 //!
 //! Each phase's router listens on an ephemeral loopback port, so a router already running on
-//! 7447 is not disturbed. Exit code 0 only when every phase delivered clouds.
+//! 7447 is not disturbed. Exit code 0 only when every phase delivered clouds and the two
+//! shared-memory phases really went through shared memory; otherwise the summary says what
+//! happened, in words, with the fix. SIGINT or SIGTERM stops every child (they are stopped on
+//! any error too).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -13,16 +16,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Child;
 use zshm::text::human_bytes;
 use zshm::tools::latency::{ProbeReport, Summary};
 use zshm::tools::sim_camera::CameraSummary;
 
 use crate::cli::{self, CloudArgs};
-use crate::support::children::{
-    ChildRouter, Logs, PATIENCE, interrupt, last_json_line, remove_their_segments, spawn, start_router, stop,
-};
+use crate::support::children::{ChildProc, ChildRouter, Logs, PATIENCE, spawn, start_router, stop};
 use crate::support::scrape::{self, Traffic};
+use crate::support::shutdown;
 
 /// `zshm demo`.
 #[derive(Debug, clap::Args)]
@@ -85,6 +86,8 @@ struct PhaseResult {
     probe: ProbeReport,
     traffic: Traffic,
     cpu_ms_per_cloud: f64,
+    /// The camera's shared-memory status in words (with the reason and the fix when off).
+    camera_shm: String,
 }
 
 impl PhaseResult {
@@ -93,40 +96,90 @@ impl PhaseResult {
     }
 }
 
-/// Runs both phases and compares them.
+/// Runs the phases and compares them, unless a signal stops it first: then every child is
+/// stopped (the program's `finish` waits for them and removes their segments) and it exits 1.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    tokio::select! {
+        result = all_phases(&args) => result,
+        signal = shutdown::signal() => {
+            eprintln!("zshm demo: {} received: stopping the router, the camera and the probe", signal?);
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
+    args.cloud.validate()?;
     let exe = std::env::current_exe().context("cannot find this program to start the demo's processes")?;
     println!(
         "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
          through zenoh's shared memory, then through the same-host lane, {} each.",
         args.cloud.width,
         args.cloud.height,
-        human_bytes(
-            u64::from(args.cloud.width * args.cloud.height) * zshm::tools::sim_camera::POINT_STEP as u64
-        ),
+        human_bytes(args.cloud.data_bytes()),
         args.rate,
         zshm::text::seconds(args.duration)
     );
     let mut results = Vec::new();
     for phase in &PHASES {
-        results.push(phase.run(&exe, &args).await?);
+        results.push(phase.run(&exe, args).await?);
     }
-    remove_their_segments();
     compare(&results);
     let all = results.iter().all(|r| r.probe.received > 0);
     if !all {
         eprintln!("zshm demo: a phase received no cloud; run `zshm doctor` to see why");
     }
-    Ok(if all { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let verdicts: Vec<String> = PHASES
+        .iter()
+        .zip(&results)
+        .filter(|(phase, _)| !phase.no_shm)
+        .filter_map(|(phase, result)| shm_verdict(phase.number, result))
+        .collect();
+    for verdict in &verdicts {
+        println!("\n{verdict}");
+    }
+    Ok(if all && verdicts.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
-/// The processes of a running phase.
+/// When a shared-memory phase did not move its clouds through shared memory, says so in plain
+/// words with the reason and the fix: its column compared TCP with TCP.
+fn shm_verdict(number: u8, shm: &PhaseResult) -> Option<String> {
+    let share = shm.probe.shm_share;
+    if shm.probe.received == 0 || share >= 1.0 {
+        return None;
+    }
+    let mut text = format!(
+        "Phase {number} did not use shared memory: only {:.0}% of its {} clouds came through it, the rest over \
+         TCP loopback, so the \"{}\" column above measures TCP.",
+        100.0 * share,
+        shm.probe.received,
+        shm.name
+    );
+    match shm.camera_shm.strip_prefix("off, falling back to TCP: ") {
+        Some(why) => text.push_str(&format!("\nThe camera fell back to TCP: {why}")),
+        None => text.push_str(
+            "\nThe camera had shared memory; the probe or the router did not (see their warnings above).",
+        ),
+    }
+    text.push_str("\nRun `zshm doctor` for every check and its fix.");
+    Some(text)
+}
+
+/// The processes of a running phase. Dropped early (an error, a signal), each child is
+/// interrupted and then stopped by the program's `finish`.
 struct Running {
     router: ChildRouter,
     metrics_url: String,
     before: Traffic,
-    probe: Child,
-    camera: Child,
+    probe: ChildProc,
+    camera: ChildProc,
+    /// The camera's stdout, read all along (its rate lines would fill the pipe in about half an
+    /// hour and block it); resolves to its summary.
+    camera_summary: tokio::task::JoinHandle<Option<String>>,
 }
 
 impl Phase {
@@ -189,23 +242,25 @@ impl Phase {
             "cam-pub", "-e", &locator, "--json", "--wait", "30", "--width", &width, "--height", &height,
             "--rate", &rate,
         ];
-        let camera = spawn(
+        let mut camera = spawn(
             exe,
             &[&camera_args[..], self.shm_flag()].concat(),
             self.env,
             Logs::Shown,
         )?;
+        let camera_summary = camera.drain_json()?;
         Ok(Running {
             router,
             metrics_url,
             before,
             probe,
             camera,
+            camera_summary,
         })
     }
 
     /// Prints the probe's windows as they come; returns its final report.
-    async fn measure(&self, probe: &mut Child) -> anyhow::Result<Option<ProbeReport>> {
+    async fn measure(&self, probe: &mut ChildProc) -> anyhow::Result<Option<ProbeReport>> {
         let mut lines = BufReader::new(probe.stdout.take().context("stdout is piped")?).lines();
         let mut whole = None;
         while let Some(line) = lines.next_line().await? {
@@ -238,8 +293,11 @@ impl Phase {
         let traffic = scrape::traffic(&running.metrics_url)
             .await?
             .since(&running.before);
-        interrupt(&running.camera);
-        let camera = last_json_line(&mut running.camera, PATIENCE).await?;
+        stop(&mut running.camera).await;
+        let camera = tokio::time::timeout(PATIENCE, &mut running.camera_summary)
+            .await
+            .context("the camera's stdout did not close")??
+            .context("the camera printed no summary")?;
         let camera: CameraSummary = serde_json::from_str(&camera).context("the camera's summary")?;
         stop(&mut running.router.child).await;
         if !probe_status.success() {
@@ -256,6 +314,7 @@ impl Phase {
             cpu_ms_per_cloud: 1e3 * (camera.cpu_seconds + probe.cpu_seconds) / clouds,
             probe,
             traffic,
+            camera_shm: camera.shm_status,
         })
     }
 }

@@ -23,9 +23,11 @@ pub struct Args {
 /// Serves until SIGINT or SIGTERM.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = session::open(&args.session).await?;
-    let bound = metrics_http::serve(args.metrics, Exporter::new(session.clone())).await?;
-    println!("zshm exporter: metrics at http://{bound}/metrics");
+    let socket = metrics_http::bind(args.metrics).await?;
+    println!("zshm exporter: metrics at http://{}/metrics", socket.addr);
+    let server = metrics_http::serve(socket, Exporter::new(session.clone()));
     shutdown::signal().await?;
+    let _ = tokio::time::timeout(metrics_http::SCRAPE_DEADLINE, server).await;
     session::close(&session).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,21 +10,15 @@ use zshm::msgs::std_msgs;
 use zshm::raw::DataPath;
 use zshm::ros::qos::QosProfile;
 
-use crate::cli::{self, NodeArgs};
+use crate::cli::{self, ChatterArgs};
 use crate::support::{session, shutdown};
 
 /// `zshm listener`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session, namespace and domain.
+    /// Node, topic and how many messages.
     #[command(flatten)]
-    pub node: NodeArgs,
-    /// Topic to listen to.
-    #[arg(short, long, default_value = "chatter")]
-    pub topic: String,
-    /// Stop after this many messages (0: never).
-    #[arg(short = 'n', long, default_value_t = 0)]
-    pub count: u64,
+    pub chatter: ChatterArgs,
     /// With --count: give up after this many seconds.
     #[arg(long, default_value = "60", value_parser = cli::seconds)]
     pub timeout: Duration,
@@ -32,13 +26,13 @@ pub struct Args {
 
 /// Listens until `--count` messages, a timeout, or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let node = session::open_node(&args.node, "listener").await?;
+    let node = session::open_node(&args.chatter.node, "listener").await?;
     let heard = Arc::new(AtomicU64::new(0));
     let paths: Arc<[AtomicU64; 3]> = Arc::default();
     let done = Arc::new(tokio::sync::Notify::new());
-    let (counter, by_path, notify, count) = (heard.clone(), paths.clone(), done.clone(), args.count);
+    let (counter, by_path, notify, count) = (heard.clone(), paths.clone(), done.clone(), args.chatter.count);
     let _subscription = node
-        .create_subscription::<std_msgs::String>(&args.topic, QosProfile::default(), move |message| {
+        .create_subscription::<std_msgs::String>(&args.chatter.topic, QosProfile::default(), move |message| {
             println!("I heard: [{}]", message.view());
             by_path[message.path() as usize].fetch_add(1, Ordering::Relaxed);
             if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
@@ -47,7 +41,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .await?;
     tracing::info!(topic = %_subscription.info().topic, "listening");
-    let completed = if args.count == 0 {
+    let completed = if args.chatter.count == 0 {
         shutdown::signal().await?;
         true
     } else {
@@ -71,7 +65,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "zshm listener: heard {} of {} messages",
             heard.load(Ordering::Relaxed),
-            args.count
+            args.chatter.count
         );
         return Ok(ExitCode::FAILURE);
     }

@@ -5,6 +5,7 @@
 pub mod bench;
 mod cam_latency;
 mod cam_pub;
+mod certs;
 mod demo;
 mod doctor;
 mod exporter;
@@ -23,6 +24,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::cli::GraphArgs;
+use crate::support::{children, shutdown};
 
 /// zshm: a Zenoh router and tools for ROS 2, with shared memory you can see.
 ///
@@ -62,6 +64,8 @@ pub enum Command {
     Traffic(traffic::Args),
     /// Remove zenoh segments in /dev/shm that no running process uses (left by crashes).
     ShmClean,
+    /// Write a throw-away CA, certificates and passwords for the secure example configs.
+    Certs(certs::Args),
     /// Check this machine and the configs for what would stop shared memory, with fixes.
     Doctor(doctor::Args),
     /// Measure point-cloud latency over TCP, then through shared memory, and compare (no setup).
@@ -73,9 +77,17 @@ pub enum Command {
     BenchRole(bench::shared::RoleArgs),
 }
 
-/// Runs one subcommand.
+/// Runs one subcommand, then stops whatever children it left running (an error or a signal can
+/// end a command early) and removes their segments.
 pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
-    crate::support::shutdown::install()?;
+    children::follow_parent()?;
+    shutdown::install()?;
+    let result = dispatch(command).await;
+    children::finish(shutdown::second_signal()).await;
+    result
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Router(args) => router::run(args).await,
         Command::Pub(args) => publish::run(args).await,
@@ -89,9 +101,13 @@ pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Exporter(args) => exporter::run(args).await,
         Command::Traffic(args) => traffic::run(args).await,
         Command::ShmClean => shm_clean::run(),
+        Command::Certs(args) => certs::run(args),
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,7 +2,8 @@
 //! loan filled in place (default) or a copy (`--copy`), then prints a JSON summary on stdout.
 //!
 //! After the last message it stays until the subscribers are gone (or `--wait` passes), so that
-//! closing the session cannot cut off messages still in flight.
+//! closing the session cannot cut off messages still in flight. SIGINT or SIGTERM stops it at
+//! any point: it prints the summary (`"interrupted": true`), closes the session and exits 1.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -10,8 +11,8 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{self, RawStreamArgs};
-use crate::support::session;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
+use crate::support::{session, shutdown};
 
 /// `zshm pub`.
 #[derive(Debug, clap::Args)]
@@ -19,8 +20,8 @@ pub struct Args {
     /// Session and key expression.
     #[command(flatten)]
     pub stream: RawStreamArgs,
-    /// Payload size in bytes (at least 8: the sequence number).
-    #[arg(short, long, default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(8..=(1 << 32)))]
+    /// Payload size in bytes (at least 8: the sequence number; at most 1 GiB).
+    #[arg(short, long, default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(8..=(1 << 30)))]
     pub size: u64,
     /// Number of messages.
     #[arg(short = 'n', long, default_value_t = 100)]
@@ -43,7 +44,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .declare_publisher(&args.stream.key, zshm::raw::PublisherOptions::default())
         .await
         .context("cannot declare the publisher")?;
-    if !publisher.wait_for_subscribers(args.wait).await {
+    let found = shutdown::unless_signalled(publisher.wait_for_subscribers(args.wait)).await;
+    if found == Some(false) {
         anyhow::bail!(
             "no subscriber on `{}` within {}; is `zshm sub` running and connected to the same router?",
             args.stream.key,
@@ -54,8 +56,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let size = usize::try_from(args.size).context("--size does not fit in memory")?;
     let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Delay);
     let mut scratch = if args.copy { vec![0u8; size] } else { Vec::new() };
-    for seq in 0..args.count {
-        ticker.tick().await;
+    let mut interrupted = found.is_none();
+    let mut published = 0;
+    while !interrupted && published < args.count {
+        if shutdown::unless_signalled(ticker.tick()).await.is_none() {
+            interrupted = true;
+            break;
+        }
+        let seq = published;
         if args.copy {
             zshm::tools::pattern::fill(&mut scratch, seq);
             publisher.publish(&scratch).await?;
@@ -64,18 +72,28 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             zshm::tools::pattern::fill(&mut loan, seq);
             publisher.publish_loan(loan).await?;
         }
+        published += 1;
     }
 
     // Linger until the subscribers have left, so nothing queued is lost when the session closes.
-    publisher.wait_for_no_subscribers(args.wait).await;
+    if !interrupted {
+        interrupted = shutdown::unless_signalled(publisher.wait_for_no_subscribers(args.wait))
+            .await
+            .is_none();
+    }
 
     let summary = serde_json::json!({
-        "published": args.count,
+        "published": published,
+        "interrupted": interrupted,
         "shm_status": session::shm_status_json(session.shm_status()),
         "lane_status": session::lane_status_json(&session.lane_status()),
         "stats": session.stats().snapshot(),
     });
     println!("{summary}");
     session::close(&session).await?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if interrupted {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -24,8 +24,7 @@ pub struct Args {
 
 /// Runs the router until a signal arrives.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let session = session::builder(zshm::Role::Router, &args.session)
-        .open()
+    let session = session::interruptible(session::builder(zshm::Role::Router, &args.session))
         .await
         .context("cannot start the router")?;
     if session.shm_status().is_active() {
@@ -35,15 +34,25 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             tracing::info!(segments, bytes, "removed orphaned zenoh segments from /dev/shm");
         }
     }
-    println!("Started Zenoh router with id {}", session.zid());
-    let metrics = if args.metrics.no_metrics {
-        "off".to_owned()
+    // Everything that can fail happens before the announcement: a launch file or script waiting
+    // for `Started Zenoh router` must be able to trust it. A taken metrics port is not worth
+    // stopping a robot's router for: it routes without metrics and says so.
+    let socket = if args.metrics.no_metrics {
+        Err("off".to_owned())
     } else {
-        let exporter = zshm::telemetry::exporter::Exporter::new(session.clone());
-        format!(
-            "http://{}/metrics",
-            metrics_http::serve(args.metrics.metrics, exporter).await?
-        )
+        metrics_http::bind(args.metrics.metrics).await.map_err(|err| {
+            tracing::warn!("{err:#}; routing without metrics (use --metrics ADDR or --no-metrics)");
+            format!("off ({err:#})")
+        })
+    };
+    println!("Started Zenoh router with id {}", session.zid());
+    let (metrics, server) = match socket {
+        Ok(socket) => {
+            let url = format!("http://{}/metrics", socket.addr);
+            let exporter = zshm::telemetry::exporter::Exporter::new(session.clone());
+            (url, Some(metrics_http::serve(socket, exporter)))
+        }
+        Err(off) => (off, None),
     };
     println!(
         "zshm router: listening on {}; config {}; shared memory {}; metrics {metrics}",
@@ -53,6 +62,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let signal = shutdown::signal().await?;
     tracing::info!("{signal} received, closing the router");
+    if let Some(server) = server {
+        // The endpoint stops on the same signal; let in-flight scrapes finish first.
+        let _ = tokio::time::timeout(metrics_http::SCRAPE_DEADLINE, server).await;
+    }
     session.close().await.context("cannot close the router")?;
     Ok(ExitCode::SUCCESS)
 }

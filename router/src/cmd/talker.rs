@@ -7,22 +7,16 @@ use std::time::Duration;
 use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
-use crate::cli::{self, NodeArgs};
+use crate::cli::{self, ChatterArgs};
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 
 /// `zshm talker`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session, namespace and domain.
+    /// Node, topic and how many messages.
     #[command(flatten)]
-    pub node: NodeArgs,
-    /// Topic to publish on.
-    #[arg(short, long, default_value = "chatter")]
-    pub topic: String,
-    /// Stop after this many messages (0: never).
-    #[arg(short = 'n', long, default_value_t = 0)]
-    pub count: u64,
+    pub chatter: ChatterArgs,
     /// Messages per second.
     #[arg(short, long, default_value = "1", value_parser = cli::rate)]
     pub rate: f64,
@@ -33,11 +27,13 @@ pub struct Args {
 
 /// Publishes until `--count` or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let node = session::open_node(&args.node, "talker").await?;
+    let node = session::open_node(&args.chatter.node, "talker").await?;
     let publisher = node
-        .create_publisher::<std_msgs::String>(&args.topic, QosProfile::default())
+        .create_publisher::<std_msgs::String>(&args.chatter.topic, QosProfile::default())
         .await?;
-    if !args.wait.is_zero() && !publisher.wait_for_subscribers(args.wait).await {
+    if !args.wait.is_zero()
+        && shutdown::unless_signalled(publisher.wait_for_subscribers(args.wait)).await == Some(false)
+    {
         anyhow::bail!(
             "no subscriber on {} within {}",
             publisher.info().topic,
@@ -56,7 +52,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         println!("Publishing: '{}'", message.data);
         publisher.publish(&message).await?;
-        if n == args.count {
+        if n == args.chatter.count {
             break;
         }
     }

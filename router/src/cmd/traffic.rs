@@ -5,7 +5,8 @@
 //! `loopback 0.02 MB/s | lane 105.20 MB/s | shm 0.00 MB/s | network payload 0.00 MB/s | shared memory 100%`
 //!
 //! Payload rates count what zshm and zenoh nodes other than routers send, so a message relayed
-//! by a router is counted once.
+//! by a router is counted once. A scrape that gets no answer within
+//! [`SCRAPE_TIMEOUT`](crate::support::scrape::SCRAPE_TIMEOUT) is an error (exit 1), not a hang.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -30,15 +31,21 @@ pub struct Args {
 
 /// Prints one line per interval until `--count` or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut previous = (scrape::traffic(&args.url).await?, Instant::now());
-    let mut shutdown = std::pin::pin!(shutdown::signal());
+    let Some(first) = shutdown::unless_signalled(scrape::traffic(&args.url)).await else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut previous = (first?, Instant::now());
     let mut printed = 0;
     loop {
-        tokio::select! {
-            _ = tokio::time::sleep(args.interval) => {}
-            _ = &mut shutdown => break,
-        }
-        let now = (scrape::traffic(&args.url).await?, Instant::now());
+        // A signal stops the wait and a scrape in progress alike (each scrape has a deadline).
+        let next = async {
+            tokio::time::sleep(args.interval).await;
+            scrape::traffic(&args.url).await
+        };
+        let Some(next) = shutdown::unless_signalled(next).await else {
+            break;
+        };
+        let now = (next?, Instant::now());
         let seconds = now.1.duration_since(previous.1).as_secs_f64();
         let rate = |f: fn(&Traffic) -> f64| (f(&now.0) - f(&previous.0)).max(0.0) / seconds / 1e6;
         let (lane, shm, network) = (rate(|c| c.lane), rate(|c| c.shm), rate(|c| c.network));

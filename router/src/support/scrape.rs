@@ -1,6 +1,13 @@
 //! Reading zshm's own exporter: the byte counters `zshm traffic` and `zshm demo` compare.
 
+use std::time::Duration;
+
 use anyhow::Context;
+
+/// How long one scrape may take, connection included. The exporter answers within about a
+/// second (it waits 0.8 s for the nodes); an endpoint that accepts and never answers must not
+/// hang the caller.
+pub const SCRAPE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Byte counters of one scrape.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -32,8 +39,16 @@ impl Traffic {
 pub async fn traffic(url: &str) -> anyhow::Result<Traffic> {
     let owned = url.to_owned();
     let text = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
-        let mut response = ureq::get(&owned).call().with_context(|| {
-            format!("cannot read {owned}: is `zshm router` (or `zshm exporter`) running?")
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(SCRAPE_TIMEOUT))
+            .build()
+            .into();
+        let mut response = agent.get(&owned).call().with_context(|| {
+            format!(
+                "cannot read {owned} within {}: is `zshm router` (or `zshm exporter`) running and \
+                 answering?",
+                zshm::text::seconds(SCRAPE_TIMEOUT)
+            )
         })?;
         Ok(response.body_mut().read_to_string()?)
     })

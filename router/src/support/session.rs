@@ -20,10 +20,22 @@ pub fn builder(role: zshm::Role, args: &SessionArgs) -> zshm::SessionBuilder {
 
 /// Opens a node session from the shared flags.
 pub async fn open(args: &SessionArgs) -> anyhow::Result<zshm::Session> {
-    builder(zshm::Role::Session, args)
-        .open()
+    interruptible(builder(zshm::Role::Session, args))
         .await
         .context("cannot open the session")
+}
+
+/// Opens `builder`'s session, unless SIGINT/SIGTERM comes first: zenoh can wait long inside
+/// `open` (a router that refuses this node, a connect timeout), and the signal must still end
+/// the command.
+pub async fn interruptible(builder: zshm::SessionBuilder) -> anyhow::Result<zshm::Session> {
+    // zenoh's open blocks its thread while it retries a connection, so it runs in its own task
+    // and this one stays free to see the signal.
+    let opening = tokio::spawn(builder.open());
+    tokio::select! {
+        session = opening => Ok(session.context("the session opener stopped")??),
+        signal = super::shutdown::signal() => anyhow::bail!("{} received while opening the session", signal?),
+    }
 }
 
 /// Opens a node session and creates the node `name` from the shared node flags.

@@ -108,13 +108,16 @@ def parse_token(token):
 class RosPeer:
     """A Zenoh session with one ROS node on it, declared the way rmw_zenoh does."""
 
-    def __init__(self, connect, domain, node_name, namespace="/", enclave="/"):
+    def __init__(self, connect, domain, node_name, namespace="/", enclave="/", settings=()):
         config = zenoh.Config()
         config.insert_json5("mode", '"peer"')
         config.insert_json5("connect/endpoints", json.dumps([connect]))
         config.insert_json5("listen/endpoints", '["tcp/127.0.0.1:0"]')
         config.insert_json5("scouting/multicast/enabled", "false")
         config.insert_json5("timestamping/enabled", '{"router": true, "peer": true, "client": true}')
+        for setting in settings:  # KEY=JSON5, like one pair of rmw_zenoh's ZENOH_CONFIG_OVERRIDE
+            key, _, value = setting.partition("=")
+            config.insert_json5(key, value)
         self.session = zenoh.open(config)
         self.domain = domain
         self.zid = str(self.session.info.zid())
@@ -169,7 +172,7 @@ def emit(result, ok):
 # ---------------------------------------------------------------- modes
 def listen(args):
     deadline = time.monotonic() + args.timeout
-    peer = RosPeer(args.connect, args.domain, "py_listener")
+    peer = RosPeer(args.connect, args.domain, "py_listener", settings=args.set)
     seen, seen_lock = set(), threading.Lock()
 
     def on_token(sample):  # every token ever put, so a talker that already left still counts
@@ -196,6 +199,8 @@ def listen(args):
         except ValueError as e:
             errors.append(str(e))
             continue
+        if args.joins_late and gid not in last_seq:
+            last_seq[gid] = seq - 1  # joined a running publisher: its first sample sets the start
         if seq != last_seq.get(gid, 0) + 1:
             errors.append(f"sequence number {seq} after {last_seq.get(gid, 0)} from GID {gid.hex()}")
         last_seq[gid] = seq
@@ -231,7 +236,10 @@ def listen(args):
     token_gid = gid_of(talker_pubs[0]).hex() if len(talker_pubs) == 1 else None
     result = {"received": len(texts), "texts": texts, "sequence_numbers": seqs,
               "publisher_gid": publisher_gid, "token_gid": token_gid, "tokens": tokens,
-              "ok": not errors, "errors": errors}
+              "ok": not errors, "errors": errors,
+              # Whom this peer was connected to at the end: tells "refused" from "slow".
+              "routers": [str(z) for z in peer.session.info.routers_zid()],
+              "peers": [str(z) for z in peer.session.info.peers_zid()]}
     subscriber.undeclare()
     watcher.undeclare()
     peer.close()
@@ -262,7 +270,7 @@ def linger(peer, topic, subscribers, deadline):
 def publish(args, node_name, make_sample):
     """Shared body of `talk` and `garbage`: make_sample(k, gid) -> (payload, attachment|None)."""
     deadline = time.monotonic() + args.timeout
-    peer = RosPeer(args.connect, args.domain, node_name)
+    peer = RosPeer(args.connect, args.domain, node_name, settings=args.set)
     publisher = peer.session.declare_publisher(peer.data_key(args.topic))
     _token, gid = peer.declare_endpoint("MP", args.topic)
     subscribers = wait_for_subscribers(peer, args.topic, deadline)
@@ -319,7 +327,12 @@ def main(argv=None):
         p.add_argument("--topic", default="/chatter")
         p.add_argument("--domain", type=int, default=0)
         p.add_argument("--timeout", type=float, default=30.0, help="seconds before giving up")
-        if name != "listen":
+        p.add_argument("--set", action="append", default=[], metavar="KEY=JSON5",
+                       help="a config setting, e.g. transport/auth/usrpwd/user=\"alice\" (repeatable)")
+        if name == "listen":
+            p.add_argument("--joins-late", action="store_true",
+                           help="the talker is already running: sequence numbers start where we join")
+        else:
             p.add_argument("--rate", type=float, default=10.0, help="messages per second")
     args = parser.parse_args(argv)
     return args.func(args)

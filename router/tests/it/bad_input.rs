@@ -169,3 +169,80 @@ fn non_numeric_router_check_attempts() {
         &["ZENOH_ROUTER_CHECK_ATTEMPTS"],
     );
 }
+
+/// Regression test for issue 11 ("panics on numeric flags"): every subcommand, run as a user
+/// would with a hostile number, exits 2 with a message naming the flag, never 101 with a panic.
+/// (`router/src/cmd/tests.rs` drives every numeric flag in-process with random values.)
+#[test]
+fn hostile_numeric_flags_exit_2_in_every_subcommand() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["cam-pub", "--rate", "inf"], "--rate"),
+        (&["talker", "--rate", "inf"], "--rate"),
+        (&["cam-latency", "--duration", "1e300"], "--duration"),
+        (&["cam-latency", "--timeout", "inf"], "--timeout"),
+        (&["cam-latency", "--window", "0"], "--window"),
+        (&["demo", "--width", "0"], "--width"),
+        (&["demo", "--height", "99999"], "--height"),
+        (&["demo", "--duration", "NaN"], "--duration"),
+        (
+            &["demo", "--width", "16384", "--height", "16384"],
+            "--width 16384 x --height 16384",
+        ),
+        (
+            &["cam-pub", "--width", "16384", "--height", "16384"],
+            "--width 16384 x --height 16384",
+        ),
+        (&["cam-pub", "--report", "0"], "--report"),
+        (&["cam-pub", "--domain=-1"], "--domain"),
+        (&["pub", "--size", "4"], "--size"),
+        (&["pub", "--size", "4294967296"], "--size"),
+        (&["pub", "--rate=-1"], "--rate"),
+        (&["sub", "--timeout", "NaN"], "--timeout"),
+        (&["listener", "--timeout", "inf"], "--timeout"),
+        (&["talker", "--wait", "1e20"], "--wait"),
+        (&["traffic", "--interval", "0"], "--interval"),
+        (&["router", "--metrics", "1e300"], "--metrics"),
+        (
+            &["exporter", "-e", "tcp/127.0.0.1:1", "--metrics", "inf"],
+            "--metrics",
+        ),
+        (&["topics", "--timeout", "inf"], "--timeout"),
+        (&["nodes", "--timeout=-1"], "--timeout"),
+        (&["bench", "--rate", "inf"], "--rate"),
+        (&["bench", "--count", "0"], "--count"),
+        (&["bench", "--payloads", "1"], "--payloads"),
+        (
+            &[
+                "bench-role",
+                "--mode",
+                "tcp",
+                "--case",
+                "c",
+                "--payload",
+                "64",
+                "--count",
+                "18446744073709551615",
+                "--warmup",
+                "1",
+                "--rate",
+                "1",
+                "-e",
+                "tcp/127.0.0.1:1",
+                "--timeout",
+                "1",
+            ],
+            "--count",
+        ),
+    ];
+    for (args, flag) in cases {
+        let mut proc = Spawn::zshm("zshm", args).start();
+        let code = proc.wait_exit();
+        let stderr = proc.stderr();
+        assert_eq!(code, 2, "zshm {args:?}\n{}", proc.dump());
+        assert!(!stderr.contains("panicked"), "zshm {args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag),
+            "zshm {args:?}: `{flag}` not named in:\n{stderr}"
+        );
+    }
+}

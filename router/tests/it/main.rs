@@ -13,6 +13,10 @@ mod camera;
 mod interop;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
+// Two hosts in network namespaces: a robot and a control station over mutual TLS.
+mod hosts;
+// Authentication, mutual TLS, QUIC and access control with the secure example configs.
+mod security;
 // `zshm router`: start-up lines, signals, reference configs.
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.
@@ -23,3 +27,5 @@ mod workshop;
 mod transport;
 // The same-host lane between processes: another user, killed processes, shm-clean, doctor.
 mod lane;
+// The fault matrix of docs/RELIABILITY.md: crashes, stalls, full memory, signals, the soak.
+mod faults;

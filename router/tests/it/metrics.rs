@@ -9,16 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{DEADLINE, Proc, Router, Spawn, repo_path};
-
-fn http_get(url: &str) -> String {
-    ureq::get(url)
-        .call()
-        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
-        .body_mut()
-        .read_to_string()
-        .unwrap()
-}
+use crate::support::{DEADLINE, Proc, Router, Spawn, http_get, repo_path};
 
 /// Scrapes until `ready` holds for the text (series appear as nodes report), with a deadline.
 fn scrape_until(url: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {

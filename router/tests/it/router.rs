@@ -87,3 +87,90 @@ fn reference_router_configs_start_unchanged() {
         );
     }
 }
+
+/// A taken metrics port does not stop the router after `Started Zenoh router` (launch files
+/// trust that line): it says why metrics are off and routes.
+#[test]
+fn a_taken_metrics_port_leaves_the_router_routing() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().to_string();
+    let mut router = Router::launch(
+        Spawn::zshm("router", &["router", "-l", "tcp/127.0.0.1:0", "--metrics", &port]),
+        "tcp/127.0.0.1:",
+    );
+    assert_started_line(&router);
+    let status = &router.proc.stdout()[1];
+    assert!(
+        status.contains("metrics off (cannot listen for metrics on"),
+        "{status}"
+    );
+    let _talker = Spawn::zshm("talker", &["talker", "-e", &router.locator, "-r", "20"]).start();
+    let mut listener = Spawn::zshm("listener", &["listener", "-e", &router.locator, "-n", "3"]).start();
+    assert_eq!(listener.wait_exit(), 0, "{}", listener.dump());
+    assert!(!router.proc.exited(), "{}", router.proc.dump());
+    router.proc.signal(Signal::SIGTERM);
+    assert_eq!(router.proc.wait_exit(), 0);
+}
+
+/// The metrics endpoint closes a connection that sends nothing, so idle clients cannot hold
+/// its slots, and stops on SIGTERM.
+#[test]
+fn the_metrics_endpoint_drops_idle_connections_and_stops_on_sigterm() {
+    use std::io::Read;
+    let mut router = Router::start(&[]);
+    let address = router
+        .metrics
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics")
+        .to_owned();
+    let mut idle = std::net::TcpStream::connect(&address).unwrap();
+    idle.set_read_timeout(Some(std::time::Duration::from_secs(90)))
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 16];
+    // The server closing reads as end of file (or a reset); our own read timeout does not count.
+    let closed = match idle.read(&mut buf) {
+        Ok(0) => true,
+        Err(err) => err.kind() == std::io::ErrorKind::ConnectionReset,
+        Ok(_) => false,
+    };
+    assert!(closed, "the idle connection is still open");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "closed only after {:?}",
+        started.elapsed()
+    );
+    router.proc.signal(Signal::SIGTERM);
+    assert_eq!(router.proc.wait_exit(), 0, "{}", router.proc.dump());
+    assert!(
+        std::net::TcpStream::connect(&address).is_err(),
+        "the endpoint still answers"
+    );
+}
+
+/// A node that waits inside zenoh's `open` for a router that never answers still stops on the
+/// first SIGTERM.
+#[test]
+fn a_signal_ends_a_node_still_opening_its_session() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("tcp/{}", closed.local_addr().unwrap());
+    drop(closed);
+    let mut node = Spawn::zshm("listener", &["listener", "-e", &endpoint])
+        .env(
+            "ZENOH_CONFIG_OVERRIDE",
+            "connect/exit_on_failure={peer:true};connect/timeout_ms={peer:-1}",
+        )
+        .start();
+    std::thread::sleep(std::time::Duration::from_millis(500)); // let it enter zenoh's open
+    assert!(!node.exited(), "{}", node.dump());
+    let started = std::time::Instant::now();
+    node.signal(Signal::SIGTERM);
+    assert_eq!(node.wait_exit(), 1, "{}", node.dump());
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(
+        node.stderr()
+            .contains("SIGTERM received while opening the session"),
+        "{}",
+        node.dump()
+    );
+}

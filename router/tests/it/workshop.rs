@@ -68,6 +68,26 @@ fn demo_measures_tcp_zenoh_shm_and_the_lane_and_compares_them() {
     );
 }
 
+/// Regression test for issue 11 ("the main command hides its own failure"): as an ordinary user
+/// (locked-memory limit 8 MiB), phase 2 falls back to TCP; demo says so in words, with the reason
+/// and the fix, and exits 1 instead of printing a "shared memory" column measured over TCP.
+#[test]
+fn demo_says_when_phase_2_did_not_use_shared_memory_and_exits_1() {
+    let wrapper = with_memlock_limit_of_an_ordinary_user();
+    let mut demo = Spawn::wrapped("demo", &wrapper, &["demo", "--duration", "2"]).start();
+    assert_eq!(demo.wait_exit(), 1, "{}", demo.dump());
+    let out = demo.stdout().join("\n");
+    assert!(
+        out.contains("Phase 2 did not use shared memory: only 0% of its"),
+        "{out}"
+    );
+    assert!(
+        out.contains("The camera fell back to TCP: locked-memory limit"),
+        "{out}"
+    );
+    assert!(out.contains("ulimit -l unlimited"), "the fix is named:\n{out}");
+}
+
 #[test]
 fn doctor_passes_on_a_healthy_machine_with_a_router() {
     let router = Router::start(&[]);
@@ -213,6 +233,39 @@ fn systemd_unit_runs_the_router_without_a_memlock_limit() {
     let exec = get("[Service]", "ExecStart");
     assert_valid_command(&exec.split_whitespace().collect::<Vec<_>>(), "ExecStart");
     assert_eq!(get("[Install]", "WantedBy"), "multi-user.target");
+    // Its own user, no privilege but locking memory, and /dev/shm left shared with the nodes.
+    assert_eq!(get("[Service]", "User"), "zshm");
+    assert_eq!(get("[Service]", "CapabilityBoundingSet"), "CAP_IPC_LOCK");
+    for key in ["NoNewPrivileges", "ProtectHome", "PrivateTmp", "RestrictSUIDSGID"] {
+        assert_eq!(get("[Service]", key), "yes", "{key}");
+    }
+    assert_eq!(get("[Service]", "ProtectSystem"), "strict");
+    assert!(!keys.contains_key(&("[Service]".to_owned(), "PrivateDevices".to_owned())));
+}
+
+/// systemd itself accepts the unit: no unknown key, no bad value (the binary path is replaced by
+/// the one under test, which systemd checks is executable).
+#[test]
+fn systemd_analyze_verifies_the_unit() {
+    if std::process::Command::new("systemd-analyze")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: systemd-analyze is not installed (tools/test.sh installs it as root)");
+        return;
+    }
+    let text = std::fs::read_to_string(repo_path("launch/zshm-router.service")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let unit = dir.path().join("zshm-router.service");
+    std::fs::write(&unit, text.replace("/usr/local/bin/zshm", crate::support::ZSHM)).unwrap();
+    let out = std::process::Command::new("systemd-analyze")
+        .args(["verify", "--man=no"])
+        .arg(&unit)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.trim().is_empty(), "{stderr}");
 }
 
 #[test]
@@ -238,4 +291,7 @@ fn compose_example_shares_dev_shm_and_lifts_memlock() {
             && text.contains("ipc: shareable")
             && text.matches("ipc: \"service:router\"").count() == 2
     );
+    // Metrics reach only the host's loopback unless the user opts in.
+    let ports: Vec<&str> = text.lines().filter(|l| l.trim().starts_with("ports:")).collect();
+    assert_eq!(ports, ["    ports: [\"127.0.0.1:9477:9477\"]"]);
 }

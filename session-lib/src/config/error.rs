@@ -79,6 +79,16 @@ pub enum ConfigError {
         /// zenoh's reason.
         message: String,
     },
+    /// The config asks for something this build cannot do (an unbuilt link, plugins).
+    #[error("{origin}: `{key}` is not supported: {message}")]
+    Unsupported {
+        /// The file, override or flag.
+        origin: String,
+        /// The key path.
+        key: String,
+        /// What is not supported and what to do instead.
+        message: String,
+    },
     /// `ZENOH_RUNTIME` would make zenoh panic.
     #[error(transparent)]
     RuntimeEnv(#[from] RuntimeEnvError),

@@ -17,6 +17,7 @@
 //! the process environment itself and never opens a session. Any bad input is a [`ConfigError`]
 //! naming the file, line, key or variable at fault.
 
+pub mod capabilities;
 pub mod env;
 pub mod overrides;
 pub mod runtime_env;
@@ -176,6 +177,7 @@ pub fn resolve(request: &ConfigRequest, env: &Environment) -> Result<ResolvedCon
         })?;
     }
 
+    capabilities::check(&zenoh, &origin)?;
     let shm = ShmSettings::read(&zenoh, request.no_shm).map_err(|message| ConfigError::Invalid {
         origin: origin.clone(),
         message,

@@ -198,3 +198,63 @@ fn bad_endpoint_flags_are_errors() {
         "{err:?}"
     );
 }
+
+#[test]
+fn what_this_build_cannot_do_is_refused_naming_the_key() {
+    for (override_, key, words) in [
+        (
+            r#"listen/endpoints=["serial//dev/ttyUSB0#baudrate=115200"]"#,
+            "listen/endpoints",
+            "serial link is not built",
+        ),
+        (
+            r#"connect/endpoints={peer:["vsock/VMADDR_CID_ANY:7447"]}"#,
+            "connect/endpoints",
+            "vsock link is not built",
+        ),
+        (
+            r#"plugins={rest:{http_port:8000}}"#,
+            "plugins",
+            "loads no zenoh plugins",
+        ),
+        (
+            r#"transport/auth/usrpwd/user="alice""#,
+            "transport/auth/usrpwd",
+            "go together",
+        ),
+    ] {
+        let env = Environment::empty().with(env::CONFIG_OVERRIDE, override_);
+        let err = resolve(&request(Role::Router), &env).unwrap_err();
+        match &err {
+            ConfigError::Unsupported { key: k, message, .. } => {
+                assert_eq!(k, key, "{override_}");
+                assert!(message.contains(words), "{override_}: {message}");
+            }
+            other => panic!("{override_}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn what_rmw_zenohd_can_do_is_accepted() {
+    let env = Environment::empty().with(
+        env::CONFIG_OVERRIDE,
+        r#"listen/endpoints=["tcp/127.0.0.1:0","tls/127.0.0.1:0","quic/127.0.0.1:0","ws/127.0.0.1:0","unixsock-stream//tmp/zshm.sock"];transport/auth/usrpwd/user="a";transport/auth/usrpwd/password="b""#,
+    );
+    resolve(&request(Role::Router), &env).unwrap();
+}
+
+#[test]
+fn every_secure_example_config_loads() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/secure");
+    let mut loaded = 0;
+    for variant in ["mtls", "usrpwd"] {
+        for file in std::fs::read_dir(format!("{dir}/{variant}")).unwrap() {
+            let mut req = request(Role::Router);
+            req.file = Some(file.unwrap().path());
+            resolve(&req, &Environment::empty()).unwrap();
+            loaded += 1;
+        }
+    }
+    assert_eq!(loaded, 8);
+}

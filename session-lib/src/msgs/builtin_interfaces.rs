@@ -68,6 +68,10 @@ impl Message for Time {
         Self::read_owned(reader)
     }
 
+    fn from_view(view: &Time) -> Self {
+        *view
+    }
+
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self {
             sec: reader.i32()?,

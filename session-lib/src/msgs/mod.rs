@@ -40,6 +40,9 @@ pub trait Message: Sized + Send + Sync + 'static {
     /// Reads an owned value.
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError>;
 
+    /// An owned copy of a view, without parsing the bytes again.
+    fn from_view(view: &Self::View<'_>) -> Self;
+
     /// The serialized size in bytes, encapsulation header included.
     fn cdr_len(&self) -> usize {
         let mut counter = SizeCounter::new();

@@ -55,6 +55,10 @@ impl Message for Header {
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self::read_view(reader)?.to_owned())
     }
+
+    fn from_view(view: &HeaderView<'_>) -> Self {
+        view.to_owned()
+    }
 }
 
 /// `std_msgs/msg/String`.
@@ -84,5 +88,11 @@ impl Message for String {
         Ok(Self {
             data: reader.string("data")?.to_owned(),
         })
+    }
+
+    fn from_view(view: &&str) -> Self {
+        Self {
+            data: (*view).to_owned(),
+        }
     }
 }

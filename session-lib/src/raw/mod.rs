@@ -24,6 +24,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod inbox;
+
 mod error;
 mod loan;
 mod publisher;
@@ -38,5 +40,5 @@ pub use route::{LaneRoute, Plan};
 pub use sample::{DataPath, RawSample};
 pub use subscription::{
     AdvancedSubscriptionOptions, RawCallbackSubscription, RawSubscription, SUBSCRIPTION_QUEUE,
-    SubscriptionOptions,
+    SUBSCRIPTION_QUEUE_HEAP_BYTES, SubscriptionOptions,
 };

@@ -1,40 +1,72 @@
 //! [`RawSubscription`] and [`RawCallbackSubscription`]: receiving raw bytes through zenoh, read
 //! in place ([`RawSample`]).
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
 
 use super::error::DeclareError;
+use super::inbox::{self, InboxBounds, InboxReceiver};
 use super::sample::RawSample;
 use crate::session::Session;
-use crate::stats::SessionStats;
+use crate::stats::{QueueOverflow, SessionStats};
 
 /// A subscription that queues samples; read them with [`recv`](Self::recv) or as a stream.
 ///
-/// The queue is bounded: when the application does not keep up, zenoh's receive path waits
-/// (backpressure to the publisher) instead of dropping samples.
+/// The queue holds [`SUBSCRIPTION_QUEUE`] samples and [`SUBSCRIPTION_QUEUE_HEAP_BYTES`] of
+/// payload on the heap. When the application does not keep up, the oldest queued sample is
+/// dropped and counted ([`QueueOverflow::Raw`]); zenoh's receive thread never waits for the
+/// application, so one slow reader does not stall the other topics of the link.
 #[derive(Debug)]
 pub struct RawSubscription {
     _inner: RawCallbackSubscription,
-    queue: flume::Receiver<RawSample>,
+    queue: InboxReceiver<RawSample>,
 }
 
 impl RawSubscription {
     /// The next sample; `None` once the session is closed.
     pub async fn recv(&self) -> Option<RawSample> {
-        self.queue.recv_async().await.ok()
+        self.queue.recv_async().await
     }
 
     /// The samples as an async stream.
     pub fn stream(&self) -> impl Stream<Item = RawSample> + '_ {
-        self.queue.stream()
+        SampleStream {
+            subscription: self,
+            next: None,
+        }
+    }
+}
+
+/// [`RawSubscription::stream`]: one `recv` at a time.
+struct SampleStream<'a> {
+    subscription: &'a RawSubscription,
+    next: Option<Pin<Box<dyn Future<Output = Option<RawSample>> + Send + 'a>>>,
+}
+
+impl Stream for SampleStream<'_> {
+    type Item = RawSample;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RawSample>> {
+        let subscription = self.subscription;
+        let next = self.next.get_or_insert_with(|| Box::pin(subscription.recv()));
+        let polled = next.as_mut().poll(cx);
+        if polled.is_ready() {
+            self.next = None;
+        }
+        polled
     }
 }
 
 /// A subscription that calls a function for each sample, on zenoh's receive thread. It stops
 /// when dropped.
+///
+/// The function must return quickly: while it runs, zenoh reads nothing else from that link
+/// (no other topic, no liveliness, no keep-alive). Hand slow work to another thread, as
+/// [`RawSubscription`] and the typed [`Subscription`](crate::ros::Subscription) do.
 #[derive(Debug)]
 pub struct RawCallbackSubscription {
     _inner: Receiver,
@@ -65,17 +97,26 @@ pub struct AdvancedSubscriptionOptions {
     pub recovery: bool,
 }
 
-/// Queue length of [`RawSubscription`].
+/// Samples a [`RawSubscription`] queues at most.
 pub const SUBSCRIPTION_QUEUE: usize = 64;
+
+/// Payload bytes on the heap a [`RawSubscription`] queues at most (samples in shared memory do
+/// not count: they live in the publisher's pool).
+pub const SUBSCRIPTION_QUEUE_HEAP_BYTES: usize = 256 << 20;
 
 impl Session {
     /// Declares a queueing subscription on `key_expr`.
     pub async fn declare_subscription(&self, key_expr: &str) -> Result<RawSubscription, DeclareError> {
-        let (tx, queue) = flume::bounded(SUBSCRIPTION_QUEUE);
+        let bounds = InboxBounds {
+            samples: SUBSCRIPTION_QUEUE,
+            heap_bytes: SUBSCRIPTION_QUEUE_HEAP_BYTES,
+            kind: QueueOverflow::Raw,
+        };
+        let (inbox, queue) = inbox::inbox(key_expr, bounds, self.stats().clone());
         let inner = self
             .declare_callback_subscription(key_expr, SubscriptionOptions::default(), move |sample| {
-                // The receiver is gone only when the RawSubscription was dropped: nobody wants it.
-                let _ = tx.send(sample);
+                let bytes = sample.heap_bytes();
+                inbox.push(sample, bytes);
             })
             .await?;
         Ok(RawSubscription { _inner: inner, queue })

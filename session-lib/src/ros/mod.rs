@@ -22,6 +22,8 @@ pub mod liveliness;
 pub mod names;
 pub mod qos;
 
+pub mod delivery;
+
 mod node;
 mod publisher;
 mod subscription;

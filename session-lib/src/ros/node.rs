@@ -26,6 +26,16 @@ pub enum NodeError {
     /// The publisher or the subscription could not be declared.
     #[error(transparent)]
     Declare(#[from] DeclareError),
+    /// The thread that runs a subscription's callback could not be started (the process is out
+    /// of threads or memory).
+    #[error("cannot start the callback thread of the subscription to {topic}")]
+    Worker {
+        /// The topic.
+        topic: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl NodeError {
@@ -33,7 +43,7 @@ impl NodeError {
     pub fn is_bad_input(&self) -> bool {
         match self {
             NodeError::Name(_) => true,
-            NodeError::Token { .. } => false,
+            NodeError::Token { .. } | NodeError::Worker { .. } => false,
             NodeError::Declare(err) => err.is_bad_input(),
         }
     }

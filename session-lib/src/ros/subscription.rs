@@ -1,12 +1,15 @@
 //! [`Subscription`]: typed receiving. Each sample is checked before it is delivered: it must
 //! carry rmw_zenoh's attachment and its payload must be valid CDR for the topic's type. A sample
 //! that fails is dropped, counted in the session stats by reason, and logged once per reason.
+//!
+//! Callbacks run on one worker thread per subscription, fed by a bounded queue shaped by the QoS
+//! (see [`delivery`](super::delivery)): zenoh's receive thread never waits for a callback.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::attachment::Attachment;
+use super::delivery::{self, Worker};
 use super::gid::Gid;
 use super::lane::attach::{self, SubscriptionLane};
 use super::lane::paths::Paths;
@@ -17,27 +20,48 @@ use crate::msgs::Message;
 use crate::raw::{
     AdvancedSubscriptionOptions, DataPath, RawCallbackSubscription, RawSample, SubscriptionOptions,
 };
-use crate::stats::{DropReason, SessionStats};
 
-/// A received message of type `T` with its rmw_zenoh metadata. The payload was validated on
-/// receipt; [`view`](Sample::view) reads it in place.
-#[derive(Debug)]
-pub struct Sample<T> {
-    sample: RawSample,
+/// A received message of type `T` with its rmw_zenoh metadata, lent to a subscription callback.
+///
+/// The payload was parsed once, when it was checked; [`view`](Sample::view) is the result of that
+/// parse, reading the message in place, and [`decode`](Sample::decode) copies from it. The bytes
+/// are never parsed a second time, so a publisher that rewrites its shared-memory buffer after
+/// publishing can change the data the view shows, but cannot make it fail.
+pub struct Sample<'a, T: Message> {
+    sample: &'a RawSample,
     attachment: Attachment,
-    _type: PhantomData<fn() -> T>,
+    view: T::View<'a>,
 }
 
-impl<T: Message> Sample<T> {
-    /// The message read in place: large fields borrow from the received buffer (the publisher's
-    /// shared memory when [`is_shm`](Self::is_shm)).
-    pub fn view(&self) -> T::View<'_> {
-        T::view_cdr(self.sample.payload()).expect("the payload was validated when it was received")
+impl<T: Message> std::fmt::Debug for Sample<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sample")
+            .field("type", &T::TYPE.name)
+            .field("attachment", &self.attachment)
+            .field("shm", &self.sample.is_shm())
+            .field("bytes", &self.sample.payload().len())
+            .finish()
+    }
+}
+
+impl<'a, T: Message> Sample<'a, T> {
+    pub(super) fn new(sample: &'a RawSample, attachment: Attachment, view: T::View<'a>) -> Self {
+        Self {
+            sample,
+            attachment,
+            view,
+        }
     }
 
-    /// An owned copy of the message.
+    /// The message read in place: large fields borrow from the received buffer (the publisher's
+    /// shared memory when [`is_shm`](Self::is_shm)).
+    pub fn view(&self) -> &T::View<'a> {
+        &self.view
+    }
+
+    /// An owned copy of the message, built from the view (no second parse).
     pub fn decode(&self) -> T {
-        T::from_cdr(self.sample.payload()).expect("the payload was validated when it was received")
+        T::from_view(&self.view)
     }
 
     /// The publisher's sequence number (from 1, contiguous per publisher).
@@ -66,17 +90,23 @@ impl<T: Message> Sample<T> {
     }
 
     /// The raw CDR payload.
-    pub fn payload(&self) -> &[u8] {
+    pub fn payload(&self) -> &'a [u8] {
         self.sample.payload()
     }
 }
 
 /// Receives messages of type `T` on one topic until dropped.
+///
+/// Dropping it stops the deliveries: samples still queued are discarded, and a callback that is
+/// running is waited for (so do not drop a subscription while holding something its callback
+/// waits for).
 #[derive(Debug)]
 pub struct Subscription<T> {
-    // The lane goes first: its thread stops before zenoh's subscriber is undeclared.
+    // Dropped in this order: the lane's thread stops, then zenoh's subscriber is undeclared, so
+    // no sample arrives once the worker stops.
     _lane: Option<SubscriptionLane>,
     _receiver: RawCallbackSubscription,
+    _worker: Worker,
     info: EndpointInfo,
     _token: zenoh::liveliness::LivelinessToken,
     _type: PhantomData<fn() -> T>,
@@ -103,67 +133,39 @@ fn subscription_options(qos: &QosProfile) -> SubscriptionOptions {
     }
 }
 
-/// Checks one sample; counts and logs (once per reason) what it rejects.
-struct Gate {
-    topic: String,
-    stats: Arc<SessionStats>,
-    warned: [AtomicBool; DropReason::ALL.len()],
-}
-
-impl Gate {
-    fn admit<T: Message>(&self, sample: RawSample) -> Option<Sample<T>> {
-        let attachment = match sample.attachment_bytes().map(|a| Attachment::decode(&a)) {
-            None => return self.reject(DropReason::MissingAttachment, "no attachment"),
-            Some(Err(err)) => return self.reject(DropReason::BadAttachment, &err.to_string()),
-            Some(Ok(attachment)) => attachment,
-        };
-        if let Err(err) = T::view_cdr(sample.payload()) {
-            return self.reject(DropReason::MalformedCdr, &err.to_string());
-        }
-        Some(Sample {
-            sample,
-            attachment,
-            _type: PhantomData,
-        })
-    }
-
-    fn reject<R>(&self, reason: DropReason, detail: &str) -> Option<R> {
-        self.stats.dropped(reason);
-        if !self.warned[reason.index()].swap(true, Ordering::Relaxed) {
-            tracing::warn!(
-                topic = %self.topic,
-                reason = reason.label(),
-                "dropped a sample (counted; later ones are not logged): {detail}"
-            );
-        }
-        None
-    }
-}
-
 impl Node {
-    /// Subscribes to `topic` (expanded for this node); `callback` runs on zenoh's receive thread
-    /// for each valid message.
+    /// Subscribes to `topic` (expanded for this node); `callback` runs for each valid message,
+    /// in order, on the subscription's own thread.
+    ///
+    /// When the callback does not keep up, the queue drops the oldest samples as the QoS says
+    /// (KEEP_LAST: `depth`; KEEP_ALL: a bound, see [`delivery`](super::delivery)), counts them
+    /// in the session stats and logs the first; the gap shows in the sequence numbers.
     pub async fn create_subscription<T: Message>(
         &self,
         topic: &str,
         qos: QosProfile,
-        callback: impl Fn(Sample<T>) + Send + Sync + 'static,
+        callback: impl FnMut(Sample<'_, T>) + Send + 'static,
     ) -> Result<Subscription<T>, NodeError> {
         let info = self.endpoint::<T>(EntityKind::Subscription, topic, qos)?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
-        let gate = Gate {
-            topic: info.topic.clone(),
-            stats: self.session().stats().clone(),
-            warned: Default::default(),
-        };
-        // zenoh's callback and the lane's thread deliver through the same checks and callback.
+        let (inlet, worker) = delivery::start(&info.topic, &qos, self.session().stats().clone(), callback)
+            .map_err(|source| NodeError::Worker {
+                topic: info.topic.clone(),
+                source,
+            })?;
+        // zenoh's callback and the lane's thread check the attachment, merge by publisher and
+        // sequence number when the lane is on, and queue into the same bounded QoS queue: neither
+        // receive path ever waits for the callback, and drops are counted the same way.
         let lane = attach::wanted(self.session(), &info);
+        let checker = inlet.clone();
         let admit = move |sample| {
-            let sample = gate.admit::<T>(sample)?;
-            let (gid, sequence) = (sample.publisher_gid(), sample.sequence_number());
-            Some((sample, gid, sequence))
+            let admitted = checker.admit(sample)?;
+            let attachment = admitted.attachment();
+            let (gid, sequence) = (attachment.source_gid, attachment.sequence_number);
+            Some((admitted, gid, sequence))
         };
-        let paths = Arc::new(Paths::new(admit, callback, lane, self.session().stats().clone()));
+        let queue = move |admitted| inlet.queue(admitted);
+        let paths = Arc::new(Paths::new(admit, queue, lane, self.session().stats().clone()));
         let from_zenoh = paths.clone();
         let receiver = self
             .session()
@@ -179,6 +181,7 @@ impl Node {
         Ok(Subscription {
             _lane: lane,
             _receiver: receiver,
+            _worker: worker,
             info,
             _token: token,
             _type: PhantomData,

@@ -16,6 +16,7 @@
 //! [`Session::lane_status`].
 
 mod lane;
+pub mod links;
 pub mod report;
 
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use self::lane::LaneSlot;
+use self::links::{LinkShmProblem, LinkWatch};
 use self::report::{Histograms, ReportSource};
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
 use crate::lane::{LaneContext, LaneStatus, LaneUnavailable};
@@ -174,9 +176,21 @@ impl SessionBuilder {
             stats.clone(),
         ));
 
+        // Links to this host that silently carry TCP are only worth watching when this process
+        // could do SHM itself.
+        let (links, link_task) = if shm_status.is_active() {
+            let (watch, task) = links::watch(&session, stats.clone(), self.dev_shm.clone())
+                .await
+                .map_err(|source| OpenError::Zenoh { source })?;
+            (Some(watch), Some(task))
+        } else {
+            (None, None)
+        };
         let session = Session {
             shared: Arc::new(Shared {
                 zenoh: session,
+                links,
+                link_task,
                 role: resolved.role,
                 source: resolved.source,
                 shm_status,
@@ -286,6 +300,9 @@ pub struct Session {
 #[derive(Debug)]
 struct Shared {
     zenoh: zenoh::Session,
+    links: Option<Arc<LinkWatch>>,
+    /// The link watcher holds a handle of the zenoh session: stopped with the last clone.
+    link_task: Option<tokio::task::AbortHandle>,
     role: Role,
     source: ConfigSource,
     shm_status: ShmStatus,
@@ -297,6 +314,14 @@ struct Shared {
     ros_domain_id: u32,
     next_entity_id: AtomicU32,
     histograms: Arc<Histograms>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(task) = &self.link_task {
+            task.abort();
+        }
+    }
 }
 
 impl Session {
@@ -349,6 +374,12 @@ impl Session {
     /// Whether this session's admin space answers its own queries (see `admin_space_readable`).
     pub(crate) fn admin_space_readable(&self) -> bool {
         self.shared.admin_space
+    }
+
+    /// The latest link to a process of this host found carrying copies over TCP although this
+    /// process has shared memory, with its cause; `None` when every such link uses SHM.
+    pub fn shm_link_problem(&self) -> Option<LinkShmProblem> {
+        self.shared.links.as_ref().and_then(|watch| watch.last())
     }
 
     /// The SHM pool, when shared memory is active.

@@ -24,6 +24,10 @@ pub struct NodeReport {
     pub role: String,
     /// The program, e.g. `zshm cam-latency`.
     pub program: String,
+    /// The host name of the machine (or UTS namespace) it runs on: tells hosts apart when one
+    /// exporter sees a robot and its control station.
+    #[serde(default)]
+    pub host: String,
     /// Whether SHM is active.
     pub shm_active: bool,
     /// Why not, when it is not (a [`crate::ShmUnavailable`] label).
@@ -96,6 +100,7 @@ impl ReportSource {
             zid: self.zid.clone(),
             role: self.role.clone(),
             program: program_name(),
+            host: host_name(),
             shm_active: self.shm_active,
             shm_reason: self.shm_reason.clone(),
             shm_pool_bytes: self
@@ -109,6 +114,13 @@ impl ReportSource {
             latency: self.histograms.upgrade()?.snapshot(),
         })
     }
+}
+
+/// This machine's host name, empty when it cannot be read.
+pub fn host_name() -> String {
+    nix::unistd::gethostname()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// `zshm <subcommand>` or the executable's name.

@@ -50,6 +50,7 @@ pub struct ShmPool {
     pools: Mutex<Pools>,
     stats: Arc<SessionStats>,
     warned: [AtomicBool; LoanFallback::ALL.len()],
+    reclaimed_warned: AtomicBool,
 }
 
 impl ShmPool {
@@ -59,6 +60,7 @@ impl ShmPool {
             pools: Mutex::default(),
             stats,
             warned: Default::default(),
+            reclaimed_warned: AtomicBool::new(false),
         }
     }
 
@@ -139,7 +141,9 @@ impl ShmPool {
                         continue;
                     }
                     if started.elapsed() + pause > RETRY_BUDGET {
-                        return Err(LoanFallback::PoolExhausted);
+                        return self
+                            .reclaim_from_dead_readers(&provider, len)
+                            .ok_or(LoanFallback::PoolExhausted);
                     }
                     tracing::trace!(
                         len,
@@ -153,6 +157,38 @@ impl ShmPool {
                 Err(ZLayoutAllocError::Alloc(ZAllocError::Other)) => return Err(LoanFallback::AllocFailed),
             }
         }
+    }
+
+    /// Last resort when the pool stays full: frees the buffers that no live process holds any
+    /// more, then tries once more.
+    ///
+    /// zenoh's safe garbage collection frees a buffer only when every reader released it; a
+    /// reader killed while holding buffers never does, so without this the pool would stay short
+    /// of those buffers (and the publisher on the heap) until the publisher restarts. zenoh marks
+    /// a buffer whose holders all stopped confirming it (every 50 ms) for a validation period
+    /// (100 ms) as invalidated; the unsafe collection frees those too (docs/zenoh-shm.md, "Pool
+    /// and allocation").
+    #[allow(unsafe_code)]
+    fn reclaim_from_dead_readers(&self, provider: &Provider, len: usize) -> Option<ZShmMut> {
+        // SAFETY: this only frees chunks of our own pool that zenoh's watchdog invalidated, i.e.
+        // that no process confirmed holding for a validation period: their readers are dead, or
+        // stopped (SIGSTOP, a debugger) for longer than that. A stopped reader that resumes may
+        // then read bytes of a later message in that buffer: never outside the mapped pool, and a
+        // typed subscription's view was validated and bounded before (docs/RELIABILITY.md).
+        let freed = unsafe { provider.garbage_collect_unsafe() };
+        if freed < len {
+            return None;
+        }
+        let buffer = provider.alloc(len).with_policy::<GarbageCollect>().wait().ok()?;
+        if !self.reclaimed_warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                len,
+                "reclaimed SHM buffers held by a reader that stopped confirming them (it crashed or \
+                 was stopped); later reclaims are not logged"
+            );
+        }
+        self.stats.reclaimed();
+        Some(buffer)
     }
 
     fn warn_once(&self, reason: LoanFallback, len: usize) {

@@ -37,6 +37,23 @@ pub fn dev_shm(dir: &Path) -> Option<DevShm> {
     Some(usage)
 }
 
+/// The owners (uids) of `*.zenoh` segments in `dir` other than this process's user, sorted: their
+/// segments are private to them (mode 0600), so this user cannot map them, nor they this user's.
+pub fn foreign_segment_owners(dir: &Path) -> Vec<u32> {
+    let me = nix::unistd::geteuid().as_raw();
+    let mut owners: Vec<u32> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().ends_with(".zenoh"))
+        .filter_map(|entry| entry.metadata().ok().map(|m| m.uid()))
+        .filter(|uid| *uid != me)
+        .collect();
+    owners.sort_unstable();
+    owners.dedup();
+    owners
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,10 @@
 //!
 //! One [`SessionStats`] lives in each session; publishers and subscribers update it with relaxed
 //! atomics (a few nanoseconds on the hot path). [`SessionStats::snapshot`] copies it out for
-//! printing, JSON or the Prometheus exporter. [`histogram`] holds the probes' latency histograms,
-//! [`lane`] the counters of the same-host lane.
+//! printing, JSON or the Prometheus exporter. Every sample a subscription could not deliver is
+//! counted here, by reason ([`DropReason`]) or by the QoS of the queue that overflowed
+//! ([`QueueOverflow`]), whichever path (zenoh or the lane) it came through. [`histogram`] holds
+//! the probes' latency histograms, [`lane`] the counters of the same-host lane.
 
 pub mod histogram;
 pub mod lane;
@@ -99,6 +101,103 @@ impl DropReason {
     }
 }
 
+/// Why a link to a process on this host carries no shared memory (see `session::links`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LinkShmCause {
+    /// The other process belongs to another user and cannot map this user's segments.
+    OtherUser,
+    /// The other process has shared memory off.
+    PeerWithoutShm,
+}
+
+impl LinkShmCause {
+    /// Every variant, in label order.
+    pub const ALL: [LinkShmCause; 2] = [LinkShmCause::OtherUser, LinkShmCause::PeerWithoutShm];
+
+    /// The Prometheus `reason` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            LinkShmCause::OtherUser => "other_user",
+            LinkShmCause::PeerWithoutShm => "peer_without_shm",
+        }
+    }
+
+    /// What to do about it.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            LinkShmCause::OtherUser => {
+                "run the processes that exchange large messages as one user (zenoh 1.10.2 cannot share its segments with a group)"
+            }
+            LinkShmCause::PeerWithoutShm => {
+                "enable transport/shared_memory in that process's config (`zshm doctor` shows which side has it off)"
+            }
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        match self {
+            LinkShmCause::OtherUser => 0,
+            LinkShmCause::PeerWithoutShm => 1,
+        }
+    }
+}
+
+/// Which subscription queue dropped a sample because its reader did not keep up, named by the
+/// QoS the subscription was declared with (or `Raw` for a [`RawSubscription`] queue).
+///
+/// Subscriptions never block zenoh's receive thread: a full queue drops its oldest sample, which
+/// is what ROS specifies for KEEP_LAST and the documented bound for KEEP_ALL (see
+/// [`Subscription`](crate::ros::Subscription)).
+///
+/// [`RawSubscription`]: crate::raw::RawSubscription
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum QueueOverflow {
+    /// A RELIABLE, KEEP_LAST subscription held `depth` samples already.
+    KeepLastReliable,
+    /// A BEST_EFFORT, KEEP_LAST subscription held `depth` samples already.
+    KeepLastBestEffort,
+    /// A RELIABLE, KEEP_ALL subscription reached zshm's bound.
+    KeepAllReliable,
+    /// A BEST_EFFORT, KEEP_ALL subscription reached zshm's bound.
+    KeepAllBestEffort,
+    /// The queue of a raw subscription was full.
+    Raw,
+}
+
+impl QueueOverflow {
+    /// Every variant, in label order.
+    pub const ALL: [QueueOverflow; 5] = [
+        QueueOverflow::KeepLastReliable,
+        QueueOverflow::KeepLastBestEffort,
+        QueueOverflow::KeepAllReliable,
+        QueueOverflow::KeepAllBestEffort,
+        QueueOverflow::Raw,
+    ];
+
+    /// The Prometheus `qos` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            QueueOverflow::KeepLastReliable => "keep_last_reliable",
+            QueueOverflow::KeepLastBestEffort => "keep_last_best_effort",
+            QueueOverflow::KeepAllReliable => "keep_all_reliable",
+            QueueOverflow::KeepAllBestEffort => "keep_all_best_effort",
+            QueueOverflow::Raw => "raw",
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        match self {
+            QueueOverflow::KeepLastReliable => 0,
+            QueueOverflow::KeepLastBestEffort => 1,
+            QueueOverflow::KeepAllReliable => 2,
+            QueueOverflow::KeepAllBestEffort => 3,
+            QueueOverflow::Raw => 4,
+        }
+    }
+}
+
 /// Live counters of one session.
 #[derive(Debug, Default)]
 pub struct SessionStats {
@@ -112,11 +211,16 @@ pub struct SessionStats {
     received_net_bytes: AtomicU64,
     dropped: [AtomicU64; 3],
     fallbacks: [AtomicU64; 3],
+    links_without_shm: [AtomicU64; 2],
+    overflows: [AtomicU64; 5],
+    reclaimed: AtomicU64,
     lane: LaneStats,
 }
 
-/// A copy of [`SessionStats`] at one instant.
+/// A copy of [`SessionStats`] at one instant. Fields missing from a report (an older zshm) read
+/// as 0.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct StatsSnapshot {
     /// Messages published from the SHM pool.
     pub published_shm_messages: u64,
@@ -146,6 +250,23 @@ pub struct StatsSnapshot {
     pub fallback_larger_than_pool: u64,
     /// Loans that fell back to the heap for another allocation error.
     pub fallback_alloc_failed: u64,
+    /// Links to processes of this host that carry no SHM because those run as another user.
+    pub links_without_shm_other_user: u64,
+    /// Links to processes of this host that carry no SHM because those have it off.
+    pub links_without_shm_peer_off: u64,
+    /// Samples dropped by RELIABLE, KEEP_LAST subscriptions whose callback did not keep up.
+    pub overflow_keep_last_reliable: u64,
+    /// Samples dropped by BEST_EFFORT, KEEP_LAST subscriptions whose callback did not keep up.
+    pub overflow_keep_last_best_effort: u64,
+    /// Samples dropped by RELIABLE, KEEP_ALL subscriptions at zshm's bound.
+    pub overflow_keep_all_reliable: u64,
+    /// Samples dropped by BEST_EFFORT, KEEP_ALL subscriptions at zshm's bound.
+    pub overflow_keep_all_best_effort: u64,
+    /// Samples dropped by raw subscriptions whose reader did not keep up.
+    pub overflow_raw: u64,
+    /// Loans served from pool buffers reclaimed from readers that stopped confirming them
+    /// (crashed or stopped processes), when the pool was full otherwise.
+    pub reclaimed_from_dead_readers: u64,
     /// The same-host lane's counters.
     #[serde(default)]
     pub lane: LaneStatsSnapshot,
@@ -158,6 +279,25 @@ impl StatsSnapshot {
             DropReason::MissingAttachment => self.dropped_missing_attachment,
             DropReason::BadAttachment => self.dropped_bad_attachment,
             DropReason::MalformedCdr => self.dropped_malformed_cdr,
+        }
+    }
+
+    /// Number of same-host links without shared memory, for one cause.
+    pub fn links_without_shm(&self, cause: LinkShmCause) -> u64 {
+        match cause {
+            LinkShmCause::OtherUser => self.links_without_shm_other_user,
+            LinkShmCause::PeerWithoutShm => self.links_without_shm_peer_off,
+        }
+    }
+
+    /// Number of samples dropped by full subscription queues of one kind.
+    pub fn overflows(&self, kind: QueueOverflow) -> u64 {
+        match kind {
+            QueueOverflow::KeepLastReliable => self.overflow_keep_last_reliable,
+            QueueOverflow::KeepLastBestEffort => self.overflow_keep_last_best_effort,
+            QueueOverflow::KeepAllReliable => self.overflow_keep_all_reliable,
+            QueueOverflow::KeepAllBestEffort => self.overflow_keep_all_best_effort,
+            QueueOverflow::Raw => self.overflow_raw,
         }
     }
 
@@ -209,6 +349,19 @@ impl SessionStats {
         &self.lane
     }
 
+    /// Counts a same-host link without SHM; true for the first of its cause (log it then).
+    pub(crate) fn link_without_shm(&self, cause: LinkShmCause) -> bool {
+        self.links_without_shm[cause.index()].fetch_add(1, Ordering::Relaxed) == 0
+    }
+
+    pub(crate) fn reclaimed(&self) {
+        add(&self.reclaimed, 1);
+    }
+
+    pub(crate) fn overflowed(&self, kind: QueueOverflow) {
+        add(&self.overflows[kind.index()], 1);
+    }
+
     /// Copies the counters out.
     pub fn snapshot(&self) -> StatsSnapshot {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -227,6 +380,14 @@ impl SessionStats {
             fallback_pool_exhausted: get(&self.fallbacks[0]),
             fallback_larger_than_pool: get(&self.fallbacks[1]),
             fallback_alloc_failed: get(&self.fallbacks[2]),
+            links_without_shm_other_user: get(&self.links_without_shm[0]),
+            links_without_shm_peer_off: get(&self.links_without_shm[1]),
+            overflow_keep_last_reliable: get(&self.overflows[0]),
+            overflow_keep_last_best_effort: get(&self.overflows[1]),
+            overflow_keep_all_reliable: get(&self.overflows[2]),
+            overflow_keep_all_best_effort: get(&self.overflows[3]),
+            overflow_raw: get(&self.overflows[4]),
+            reclaimed_from_dead_readers: get(&self.reclaimed),
             lane: self.lane.snapshot(),
         }
     }
@@ -245,7 +406,12 @@ mod tests {
         stats.received(false, 5);
         stats.fallback(LoanFallback::LargerThanPool);
         stats.dropped(DropReason::MalformedCdr);
+        stats.overflowed(QueueOverflow::KeepAllBestEffort);
         let s = stats.snapshot();
+        for kind in QueueOverflow::ALL {
+            let expected = u64::from(kind == QueueOverflow::KeepAllBestEffort);
+            assert_eq!(s.overflows(kind), expected, "{}", kind.label());
+        }
         assert_eq!(s.dropped(DropReason::MalformedCdr), 1);
         assert_eq!(s.dropped(DropReason::MissingAttachment), 0);
         assert_eq!((s.published_shm_messages, s.published_shm_bytes), (1, 10));

@@ -4,8 +4,9 @@
 //! Sources, queried in parallel over the zenoh network the exporter's session is part of:
 //! zenoh's statistics of every node ([`super::zenoh_stats`]), the reports of zshm sessions
 //! ([`crate::session::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
-//! Series of a node carry `zid`, `role` (router, peer, client) and `node` (its ROS node names,
-//! comma-separated, empty when it has none).
+//! Series of a node carry `zid`, `role` (router, peer, client), `node` (its ROS node names,
+//! comma-separated, empty when it has none) and `host` (the host name a zshm process reports;
+//! empty for other nodes).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -17,7 +18,7 @@ use super::{host, zenoh_stats};
 use crate::session::Session;
 use crate::session::report::{NodeReport, REPORT_PREFIX};
 use crate::stats::histogram::HistogramSnapshot;
-use crate::stats::{DropReason, LaneFallback, LoanFallback};
+use crate::stats::{DropReason, LaneFallback, LinkShmCause, LoanFallback, QueueOverflow};
 
 /// How long a scrape waits for the nodes' answers.
 pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
@@ -70,6 +71,12 @@ impl Exporter {
             list.sort();
             list.join(",")
         };
+        // Only zshm processes say where they run; other nodes (rmw_zenohd, rmw_zenoh_cpp) get "".
+        let hosts: HashMap<&str, &str> = reports
+            .iter()
+            .map(|r| (r.zid.as_str(), r.host.as_str()))
+            .collect();
+        let host_label = |zid: &str| hosts.get(zid).copied().unwrap_or_default();
 
         let mut out = Families::default();
         out.gauge(
@@ -95,7 +102,12 @@ impl Exporter {
         );
 
         for node in &stats {
-            let base = node_labels(&node.zid, &node.role, &node_label(&node.zid));
+            let base = node_labels(
+                &node.zid,
+                &node.role,
+                &node_label(&node.zid),
+                host_label(&node.zid),
+            );
             for series in &node.series {
                 let mut all = base.clone();
                 all.extend(series.labels.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
@@ -104,7 +116,7 @@ impl Exporter {
             }
         }
         for report in &reports {
-            self.add_report(&mut out, report, &node_label(&report.zid));
+            self.add_report(&mut out, report, &node_label(&report.zid), &report.host);
         }
         if let Some(lo) = host::loopback() {
             let help =
@@ -164,8 +176,8 @@ impl Exporter {
         out.finish()
     }
 
-    fn add_report(&self, out: &mut Families, report: &NodeReport, node: &str) {
-        let base = node_labels(&report.zid, &report.role, node);
+    fn add_report(&self, out: &mut Families, report: &NodeReport, node: &str, host: &str) {
+        let base = node_labels(&report.zid, &report.role, node, host);
         let with = |extra: &[(&str, &str)]| {
             let mut all = base.clone();
             all.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
@@ -216,6 +228,14 @@ impl Exporter {
                 bytes as f64,
             );
         }
+        for cause in LinkShmCause::ALL {
+            out.counter(
+                "zshm_same_host_links_without_shm_total",
+                "Links to processes of this host that carry copies over TCP although this node has SHM, by cause.",
+                with(&[("reason", cause.label())]),
+                s.links_without_shm(cause) as f64,
+            );
+        }
         self.add_lane(out, report, &with);
         for reason in DropReason::ALL {
             out.counter(
@@ -223,6 +243,20 @@ impl Exporter {
                 "ROS samples rejected on receipt (not delivered), by reason.",
                 with(&[("reason", reason.label())]),
                 s.dropped(reason) as f64,
+            );
+        }
+        out.counter(
+            "zshm_shm_reclaimed_total",
+            "Loans served from pool buffers reclaimed from readers that stopped confirming them (crashed or stopped), when the pool was full otherwise.",
+            with(&[]),
+            s.reclaimed_from_dead_readers as f64,
+        );
+        for kind in QueueOverflow::ALL {
+            out.counter(
+                "zshm_subscription_dropped_total",
+                "Samples a subscription dropped because its callback or reader did not keep up (the oldest queued one), by the subscription's QoS.",
+                with(&[("qos", kind.label())]),
+                s.overflows(kind) as f64,
             );
         }
         for latency in &report.latency {
@@ -359,8 +393,8 @@ fn labels(pairs: &[(&str, &str)]) -> Labels {
         .collect()
 }
 
-fn node_labels(zid: &str, role: &str, node: &str) -> Labels {
-    labels(&[("zid", zid), ("role", role), ("node", node)])
+fn node_labels(zid: &str, role: &str, node: &str, host: &str) -> Labels {
+    labels(&[("zid", zid), ("role", role), ("node", node), ("host", host)])
 }
 
 /// Families being built, keyed by name so each is written once.

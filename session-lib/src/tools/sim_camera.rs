@@ -150,6 +150,10 @@ pub struct CameraSummary {
     pub stats: crate::stats::StatsSnapshot,
     /// CPU seconds the camera process used.
     pub cpu_seconds: f64,
+    /// The session's shared-memory status in words (`on (...)`, or `off, ...` with the reason
+    /// and the fix), so a reader can say why clouds did not go through shared memory.
+    #[serde(default)]
+    pub shm_status: String,
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! This process's resource usage (getrusage), for reports that compare CPU cost per message.
+//! Resource usage: this process's (getrusage), for reports that compare CPU cost per message,
+//! and the resident memory of any process (/proc), for soak runs that watch it over time.
 
 use nix::sys::resource::{UsageWho, getrusage};
 
@@ -16,9 +17,29 @@ pub fn peak_rss_bytes() -> u64 {
     getrusage(UsageWho::RUSAGE_SELF).map_or(0, |usage| usage.max_rss().max(0) as u64 * 1024)
 }
 
+/// Resident memory of process `pid` now, in bytes (`VmRSS`); `None` once it is gone.
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kib * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rss_of_this_process_is_known_and_of_no_process_is_none() {
+        assert!(rss_bytes(std::process::id()).is_some_and(|rss| rss > 1 << 20));
+        assert_eq!(rss_bytes(u32::MAX), None);
+    }
 
     #[test]
     fn usage_grows_with_work() {

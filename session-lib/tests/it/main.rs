@@ -9,8 +9,12 @@ mod pool;
 mod cdr_fixtures;
 // Malformed CDR, attachments and tokens: errors, never panics.
 mod malformed;
+// Random config files, overrides and ZENOH_* variables: errors, never panics.
+mod config_fuzz;
 // Typed ROS nodes: zero-copy clouds, tokens, transient local, rejected samples.
 mod ros_nodes;
+// Typed delivery: slow callbacks, drops per QoS, one validating parse.
+mod delivery;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.

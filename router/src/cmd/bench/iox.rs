@@ -57,7 +57,7 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
             .create()
             .map_err(iox("publisher"))?;
         let notifier = event.notifier_builder().create().map_err(iox("notifier"))?;
-        while service.dynamic_config().number_of_subscribers() < args.subscribers {
+        while service.dynamic_config().number_of_subscribers() < args.subscribers as usize {
             anyhow::ensure!(Instant::now() < deadline, "iceoryx2 subscribers did not appear");
             tokio::time::sleep(Duration::from_millis(10)).await;
         }

@@ -9,6 +9,7 @@ mod plot;
 mod report;
 pub mod role;
 pub mod shared;
+mod soak;
 mod targets;
 
 use std::path::Path;
@@ -21,9 +22,8 @@ use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
 use self::report::CaseResult;
 use self::shared::{PubReport, SubReport};
 use crate::cli;
-use crate::support::children::{
-    Logs, first_line_matching, last_json_line, remove_their_segments, spawn, start_router, stop,
-};
+use crate::support::children::{Logs, first_line_matching, last_json_line, spawn, start_router, stop};
+use crate::support::shutdown;
 
 /// `zshm bench`.
 #[derive(Debug, clap::Args)]
@@ -49,14 +49,37 @@ pub struct Args {
     /// Only these sweeps (comma-separated; default: all three).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub sweeps: Vec<Sweep>,
+    /// Soak instead of sweeping: run this many seconds (7 MB clouds at 15 Hz, two subscribers,
+    /// one SIGKILLed and restarted every --restart-every), sampling memory and /dev/shm; writes
+    /// soak.md and soak.json, exits 1 on a loss or growth (docs/RELIABILITY.md).
+    #[arg(long, value_name = "SECONDS", value_parser = cli::positive_seconds)]
+    pub soak: Option<Duration>,
+    /// With --soak: seconds between two kills of the restarted subscriber.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = cli::positive_seconds)]
+    pub restart_every: Duration,
 }
 
-/// Runs the sweep and writes the reports.
+/// Runs the sweep and writes the reports, unless a signal stops it first: then its processes
+/// are stopped (the program's `finish` waits for them and removes their segments), nothing is
+/// written, and it exits 1.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let plan = plan_from(&args);
-    let cases = plan.cases();
+    tokio::select! {
+        result = sweep(&args) => result,
+        signal = shutdown::signal() => {
+            eprintln!("zshm bench: {} received: stopped the benchmark's processes; no report written", signal?);
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     let exe =
         std::env::current_exe().context("cannot find this program to start the benchmark's processes")?;
+    if let Some(duration) = args.soak {
+        return soak::run(&exe, &args.out, duration, args.restart_every).await;
+    }
+    let plan = plan_from(args);
+    let cases = plan.cases();
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
 
     let mut router = start_router(&exe, &["--no-metrics"], Logs::Hidden).await?;
@@ -87,9 +110,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     progress.finish_and_clear();
     stop(&mut router.child).await;
-    remove_their_segments();
 
-    let markdown = report::write_all(&args.out, &results, &args)?;
+    let markdown = report::write_all(&args.out, &results, args)?;
     plot::write_all(&args.out, &results)?;
     println!("{markdown}");
     println!(

@@ -32,6 +32,12 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// A signal came before the case started: nothing was measured.
+fn interrupted() -> anyhow::Result<ExitCode> {
+    eprintln!("zshm bench-role: interrupted before the case started");
+    Ok(ExitCode::FAILURE)
+}
+
 fn topic(args: &RoleArgs) -> String {
     format!("/bench/{}", args.case)
 }
@@ -117,7 +123,10 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let publisher = node
         .create_publisher::<PointCloud2>(&topic(&args), QosProfile::keep_last(16))
         .await?;
-    wait_for_subscribers(session.zenoh(), &args).await?;
+    let Some(ready) = shutdown::unless_signalled(wait_for_subscribers(session.zenoh(), &args)).await else {
+        return interrupted();
+    };
+    ready?;
     anyhow::ensure!(
         publisher.wait_for_subscribers(args.timeout).await,
         "no subscriber matched"
@@ -140,7 +149,7 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         Ok(())
     })
     .await?;
-    publisher.wait_for_no_subscribers(args.timeout).await;
+    shutdown::unless_signalled(publisher.wait_for_no_subscribers(args.timeout)).await;
     print_report(&report)?;
     session.close().await?;
     Ok(ExitCode::SUCCESS)
@@ -191,7 +200,10 @@ async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         !args.mode.shm() || provider.is_some(),
         "zenoh has no SHM provider"
     );
-    wait_for_subscribers(&session, &args).await?;
+    let Some(ready) = shutdown::unless_signalled(wait_for_subscribers(&session, &args)).await else {
+        return interrupted();
+    };
+    ready?;
     let payload = args.payload().max(16);
     let data = vec![7u8; payload];
     let report = publish_paced(&args, async |i| {
@@ -220,9 +232,12 @@ async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     })
     .await?;
     let deadline = Instant::now() + args.timeout;
-    while publisher.matching_status().await.is_ok_and(|s| s.matching()) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let linger = async {
+        while publisher.matching_status().await.is_ok_and(|s| s.matching()) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    shutdown::unless_signalled(linger).await;
     print_report(&report)?;
     session.close().await.zenoh_context("cannot close the session")?;
     Ok(ExitCode::SUCCESS)

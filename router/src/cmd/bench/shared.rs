@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::plan::Mode;
 use crate::cli;
+use crate::support::shutdown;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 
 /// `zshm bench-role`: one process of a case, started by `zshm bench`.
@@ -23,18 +24,18 @@ pub struct RoleArgs {
     /// Serialized message size.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
     pub payload: u64,
-    /// Measured messages.
-    #[arg(long)]
+    /// Measured messages (`zshm bench --count`, times 3 for the throughput sweep).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub count: u64,
     /// Unmeasured messages first.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub warmup: u64,
     /// Messages per second (0: as fast as possible).
     #[arg(long, value_parser = cli::rate_or_unpaced)]
     pub rate: f64,
     /// Subscribers the publisher waits for.
-    #[arg(long, default_value_t = 1)]
-    pub subscribers: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub subscribers: u64,
     /// The router.
     #[arg(short = 'e', long)]
     pub connect: String,
@@ -100,7 +101,8 @@ pub fn print_report(report: &impl serde::Serialize) -> anyhow::Result<()> {
 }
 
 /// Publishes `warmup + count` messages at the case's rate, calling `publish(i)` for each, and
-/// reports the measured part (the CPU time of the last `count` messages).
+/// reports the measured part (the CPU time of the last `count` messages). Stops early on a
+/// signal.
 pub async fn publish_paced(
     args: &RoleArgs,
     mut publish: impl AsyncFnMut(u64) -> anyhow::Result<()>,
@@ -108,15 +110,20 @@ pub async fn publish_paced(
     // Burst keeps the average rate when a message was late (a benchmark compares rates).
     let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Burst);
     let mut cpu_start = zshm::tools::usage::cpu_seconds();
+    let mut published = 0;
     for i in 0..args.warmup + args.count {
         if i == args.warmup {
             cpu_start = zshm::tools::usage::cpu_seconds();
         }
-        ticker.tick().await;
+        // A signal ends the case early; the report says how many were measured.
+        if shutdown::unless_signalled(ticker.tick()).await.is_none() {
+            break;
+        }
         publish(i).await?;
+        published += u64::from(i >= args.warmup);
     }
     Ok(PubReport {
-        published: args.count,
+        published,
         cpu_seconds: zshm::tools::usage::cpu_seconds() - cpu_start,
         peak_rss_bytes: zshm::tools::usage::peak_rss_bytes(),
     })

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // Each test module uses a different subset.
 
+pub mod namespace;
+pub mod procfs;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
@@ -204,6 +207,27 @@ impl Proc {
         let _ = killpg(Pid::from_raw(self.child.id() as i32), signal);
     }
 
+    /// Sends a signal to the process alone, as `kill PID` or systemd does (its children, in the
+    /// same group, do not get it).
+    pub fn signal_process(&self, signal: Signal) {
+        let _ = nix::sys::signal::kill(Pid::from_raw(self.child.id() as i32), signal);
+    }
+
+    /// Waits for the process to exit within `within`, which must be below [`DEADLINE`]; returns
+    /// its exit code and how long it took.
+    pub fn wait_exit_within(&mut self, within: Duration) -> (i32, Duration) {
+        let started = Instant::now();
+        let code = self.wait_exit();
+        let took = started.elapsed();
+        assert!(
+            took <= within,
+            "{}: took {took:?} to exit (bound {within:?})\n{}",
+            self.name,
+            self.dump()
+        );
+        (code, took)
+    }
+
     /// The pid of the direct child.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -329,12 +353,27 @@ impl Router {
     pub fn start(extra: &[&str]) -> Self {
         let mut args = vec!["router", "-l", "tcp/127.0.0.1:0", "--metrics", "127.0.0.1:0"];
         args.extend_from_slice(extra);
-        let proc = Spawn::zshm("router", &args).start();
+        Self::launch(Spawn::zshm("router", &args), "tcp/127.0.0.1:")
+    }
+
+    /// Starts a router spawned as `spawn` (which must listen on port 0 somewhere and serve
+    /// metrics on port 0) and reads back the locator starting with `prefix`.
+    pub fn launch(spawn: Spawn, prefix: &str) -> Self {
+        Self::read_back(spawn.start(), prefix)
+    }
+
+    /// Reads the TCP locator and metrics URL of a router started otherwise (in a namespace, on a
+    /// given port).
+    pub fn started(proc: Proc) -> Self {
+        Self::read_back(proc, "tcp/")
+    }
+
+    fn read_back(proc: Proc, prefix: &str) -> Self {
         let status = proc.wait_for_stdout("status line", |l| l.starts_with("zshm router: listening on "));
         let locator = status
             .split([' ', ',', ';'])
-            .find(|word| word.starts_with("tcp/127.0.0.1:"))
-            .unwrap_or_else(|| panic!("no loopback locator in `{status}`"))
+            .find(|word| word.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} locator in `{status}`"))
             .to_owned();
         let metrics = status
             .rsplit("metrics ")
@@ -399,4 +438,14 @@ impl Drop for LaneRoot {
             let _ = std::fs::remove_file(format!("/dev/shm/{file}"));
         }
     }
+}
+
+/// GETs `url` and returns the body (panics on any HTTP or network error).
+pub fn http_get(url: &str) -> String {
+    ureq::get(url)
+        .call()
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
+        .body_mut()
+        .read_to_string()
+        .unwrap()
 }

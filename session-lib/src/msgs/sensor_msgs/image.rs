@@ -97,6 +97,10 @@ impl Message for Image {
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self::read_view(reader)?.to_owned())
     }
+
+    fn from_view(view: &ImageView<'_>) -> Self {
+        view.to_owned()
+    }
 }
 
 impl SensorMessage for Image {

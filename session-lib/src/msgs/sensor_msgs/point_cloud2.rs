@@ -136,6 +136,10 @@ impl Message for PointCloud2 {
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self::read_view(reader)?.to_owned())
     }
+
+    fn from_view(view: &PointCloud2View<'_>) -> Self {
+        view.to_owned()
+    }
 }
 
 impl SensorMessage for PointCloud2 {

@@ -101,4 +101,8 @@ impl Message for PointField {
     fn read_owned(reader: &mut CdrReader<'_>) -> Result<Self, CdrError> {
         Ok(Self::read_view(reader)?.to_owned())
     }
+
+    fn from_view(view: &PointFieldView<'_>) -> Self {
+        view.to_owned()
+    }
 }

@@ -79,9 +79,12 @@ pub fn sender_profile(publisher: &QosProfile) -> SenderProfile {
     }
 }
 
-/// The lane queue of a subscription: its depth, at most the lane's.
-pub fn subscription_buffer(subscription: &QosProfile) -> usize {
-    (subscription.depth() as usize).min(SUBSCRIBER_MAX_BUFFER)
+/// The lane queue of a subscription: always the lane's deepest. It is only a transit queue: the
+/// lane's thread empties it at once into the subscription's own queue, which applies the QoS
+/// depth and counts what it drops ([`crate::ros::delivery`]); a lane queue of `depth` would
+/// overwrite messages silently whenever the publisher outran that thread.
+pub fn subscription_buffer(_subscription: &QosProfile) -> usize {
+    SUBSCRIBER_MAX_BUFFER
 }
 
 /// The key expression of the liveliness tokens of `kind` endpoints of one topic (any node, any

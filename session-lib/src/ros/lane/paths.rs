@@ -1,9 +1,11 @@
 //! [`Paths`]: where a subscription's two receive paths meet. zenoh's callback and the lane's
-//! thread both hand their samples here; each is checked (attachment, CDR) once, merged by
-//! publisher and sequence number ([`Merge`]) when the subscription uses the lane, and delivered
-//! through one function, one at a time, so the callback sees one ordered stream.
+//! thread both hand their samples here; each one's attachment is checked, the two are merged by
+//! publisher and sequence number ([`Merge`]) when the subscription uses the lane, and handed on
+//! in order through one function: the typed subscription's bounded queue
+//! ([`crate::ros::delivery`]), which never blocks, so holding the merge while handing on costs
+//! neither path a wait for the callback.
 //!
-//! A subscription without the lane delivers straight from zenoh's callback, as before.
+//! A subscription without the lane hands on straight from zenoh's callback.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

@@ -1,5 +1,6 @@
 //! [`Probe`]: what `zshm cam-latency` keeps while it runs: the current window, the whole run,
-//! lost messages per publisher, and whether an implausible stamp was already reported.
+//! lost messages per publisher, and whether an implausible stamp was already reported. All of it
+//! in bounded memory (see [`Accumulator`](super::Accumulator) and [`LossTracker`]).
 
 use std::time::{Duration, Instant};
 

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::Summary;
+use super::{Accumulator, Summary};
 use crate::raw::DataPath;
 
 /// Latencies outside this range cannot come from a wall-clock stamp on a working system.
@@ -86,7 +86,7 @@ impl WindowReport {
 pub struct Window {
     length: Duration,
     started: Instant,
-    latencies_ms: Vec<f64>,
+    latencies_ms: Accumulator,
     received: u64,
     invalid: u64,
     lost: u64,
@@ -101,7 +101,7 @@ impl Window {
         Self {
             length,
             started: now,
-            latencies_ms: Vec::new(),
+            latencies_ms: Accumulator::default(),
             received: 0,
             invalid: 0,
             lost: 0,
@@ -111,7 +111,8 @@ impl Window {
         }
     }
 
-    /// Adds one sample; returns the report when this sample closed the window.
+    /// Adds one sample; returns the report when this sample closed the window. Memory stays
+    /// bounded however many samples a window gets (see [`Accumulator`]).
     pub fn add(
         &mut self,
         now: Instant,
@@ -126,7 +127,7 @@ impl Window {
         self.lane += u64::from(path == DataPath::Lane);
         self.message_bytes = bytes;
         match StampVerdict::of(latency_ns) {
-            StampVerdict::Valid => self.latencies_ms.push(latency_ns as f64 / 1e6),
+            StampVerdict::Valid => self.latencies_ms.add(latency_ns as f64 / 1e6),
             _ => self.invalid += 1,
         }
         (now.duration_since(self.started) > self.length).then(|| self.close(now))
@@ -135,7 +136,7 @@ impl Window {
     /// Closes the window now and starts the next one.
     pub fn close(&mut self, now: Instant) -> WindowReport {
         let report = WindowReport {
-            latency_ms: Summary::of(&self.latencies_ms),
+            latency_ms: self.latencies_ms.summary(),
             received: self.received,
             invalid_stamps: self.invalid,
             lost: self.lost,

@@ -26,7 +26,7 @@ struct Seen {
 
 type Log = Arc<Mutex<Vec<Seen>>>;
 
-fn record(log: &Log) -> impl Fn(zshm::ros::Sample<std_msgs::String>) + Send + Sync + 'static {
+fn record(log: &Log) -> impl Fn(zshm::ros::Sample<'_, std_msgs::String>) + Send + Sync + 'static {
     let log = log.clone();
     move |sample| {
         log.lock().unwrap().push(Seen {
@@ -34,7 +34,7 @@ fn record(log: &Log) -> impl Fn(zshm::ros::Sample<std_msgs::String>) + Send + Sy
             seq: sample.sequence_number(),
             stamp_ns: sample.source_timestamp(),
             path: sample.path(),
-            text: sample.view().to_owned(),
+            text: sample.view().to_string(),
         })
     }
 }

@@ -13,7 +13,7 @@ use super::{DEADLINE, Domain, Net, until, until_or};
 
 type Log = Arc<Mutex<Vec<(i64, DataPath)>>>;
 
-fn record(log: &Log) -> impl Fn(zshm::ros::Sample<std_msgs::String>) + Send + Sync + 'static {
+fn record(log: &Log) -> impl Fn(zshm::ros::Sample<'_, std_msgs::String>) + Send + Sync + 'static {
     let log = log.clone();
     move |sample| {
         log.lock()

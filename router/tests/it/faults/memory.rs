@@ -1,0 +1,151 @@
+//! Memory running out: the publisher's pool held by a slow reader, /dev/shm filling up while
+//! nodes run, and the segments crashed processes leave behind.
+
+use nix::sys::signal::Signal;
+
+use super::crash::{SMALL_CLOUD, slow_reader_holds_the_pool_then_goes};
+use super::{json_lines, received, router_in, wait_for_windows, windows};
+use crate::support::DEADLINE;
+use crate::support::namespace::PrivateShm;
+
+/// The pool exhausted by a reader that holds its buffers: loans fall back to the heap (counted,
+/// logged once, still delivered), and shared memory comes back when the reader leaves.
+#[test]
+fn an_exhausted_pool_falls_back_counted_and_recovers_when_the_reader_leaves() {
+    slow_reader_holds_the_pool_then_goes(Signal::SIGINT);
+}
+
+/// Writes zeros to `path` until the filesystem is full.
+fn fill(path: &str) {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path).unwrap();
+    let chunk = vec![0u8; 4 << 20];
+    while file.write_all(&chunk).is_ok() {}
+    // The last chunk may have been written in part: what is left is less than a chunk, and
+    // the remainder goes in smaller writes.
+    let mut small = 4096;
+    while small > 0 {
+        if file.write_all(&chunk[..small]).is_err() {
+            small /= 2;
+        }
+    }
+}
+
+/// /dev/shm fills up while a camera and a probe run: they go on through shared memory (their
+/// pools are allocated and locked already); a camera started while it is full falls back to TCP,
+/// says why once and delivers everything; once space returns, a new camera uses shared memory
+/// again.
+#[test]
+fn dev_shm_filling_up_mid_run_falls_back_counted_and_recovers_when_space_returns() {
+    let ns = PrivateShm::new("400m");
+    let router = router_in(&ns, "tcp/127.0.0.1:0");
+    let e = router.locator.as_str();
+    let probe = [
+        "cam-latency",
+        "-e",
+        e,
+        "--json",
+        "--window",
+        "1",
+        "--duration",
+        "600",
+    ];
+    let mut points = ns.zshm("points", &probe).start();
+    let mut camera = ns.zshm("camera", &["cam-pub", "-e", e]).start();
+    wait_for_windows(&points, "clouds", |w| received(w) >= 15);
+
+    let filler = format!("{}/filler", ns.dir());
+    fill(&filler);
+    assert_eq!(ns.free_bytes(), 0, "/dev/shm is full");
+    let full_from = windows(&points).len();
+
+    let mut other = ns
+        .zshm("other", &[&probe[..], &["--topic", "/other"]].concat())
+        .start();
+    other.wait_for_stderr("the probe's status", |l| l.contains("measuring /other"));
+    let second = [
+        &[
+            "cam-pub", "-e", e, "--topic", "/other", "-n", "30", "--wait", "60", "--json",
+        ][..],
+        &SMALL_CLOUD,
+    ]
+    .concat();
+    let mut while_full = ns.zshm("camera-full", &second).start();
+    assert_eq!(while_full.wait_exit(), 0, "{}", while_full.dump());
+    let summary = while_full.json();
+    assert_eq!(
+        (
+            summary["counts"]["published"].as_u64(),
+            summary["counts"]["shm"].as_u64()
+        ),
+        (Some(30), Some(0)),
+        "{summary}"
+    );
+    let status = summary["shm_status"].as_str().unwrap();
+    assert!(
+        status.contains("falling back to TCP") && status.contains("/dev/shm has"),
+        "{status}"
+    );
+    let warnings = while_full.stderr().matches("falling back to TCP").count();
+    assert_eq!(warnings, 1, "said once:\n{}", while_full.stderr());
+
+    // The running camera never noticed.
+    let during = windows(&points);
+    assert!(during.len() > full_from, "{}", points.dump());
+    for w in &during[full_from..] {
+        assert_eq!(
+            (w["shm_share"].as_f64(), w["lost"].as_u64()),
+            (Some(1.0), Some(0)),
+            "{w}"
+        );
+    }
+
+    std::fs::remove_file(&filler).unwrap();
+    let mut after = ns.zshm("camera-after", &second).start();
+    assert_eq!(after.wait_exit(), 0, "{}", after.dump());
+    let summary = after.json();
+    assert_eq!(summary["counts"]["shm"], 30, "shared memory again: {summary}");
+
+    camera.signal(Signal::SIGINT);
+    assert_eq!(camera.wait_exit(), 0, "{}", camera.dump());
+    for probe in [&mut points, &mut other] {
+        probe.signal(Signal::SIGINT);
+        assert_eq!(probe.wait_exit(), 0, "{}", probe.dump());
+    }
+    assert_eq!(json_lines(&points).pop().unwrap()["lost"], 0);
+    let other_total = json_lines(&other).pop().unwrap();
+    let counts = (other_total["received"].as_u64(), other_total["lost"].as_u64());
+    assert_eq!(
+        counts,
+        (Some(60), Some(0)),
+        "both cameras' clouds, all of them: {other_total}"
+    );
+}
+
+/// Segments of a crashed process stay in /dev/shm until a zenoh process starts: `zshm router`
+/// removes them at start.
+#[test]
+fn segments_left_by_a_crash_are_removed_when_the_router_starts() {
+    let ns = PrivateShm::new("512m");
+    let mut camera = ns
+        .zshm("camera", &["cam-pub", "-e", "tcp/127.0.0.1:9", "-n", "0"])
+        .start();
+    camera.wait_for_stdout("a rate line", |l| l.starts_with("cam-pub: "));
+    ns.wait_for_segments("the camera's pool", DEADLINE, |s| {
+        s.iter().any(|s| s.bytes >= 64 << 20)
+    });
+    camera.signal(Signal::SIGKILL);
+    camera.wait_exit();
+    let stale = ns.segments();
+    assert!(
+        stale.iter().map(|s| s.bytes).sum::<u64>() >= 64 << 20,
+        "{stale:?}"
+    );
+
+    let _router = router_in(&ns, "tcp/127.0.0.1:0");
+    let left = ns.segments();
+    assert!(
+        stale.iter().all(|s| !left.contains(s)),
+        "the crash's segments {stale:?} are gone; now {left:?}"
+    );
+}

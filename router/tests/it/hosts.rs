@@ -1,0 +1,345 @@
+//! Two hosts on one machine: network namespaces joined by a veth pair, each host with its own
+//! mount namespace (its own /dev/shm) and host name, a router on each, the routers connected
+//! over mutual TLS. A camera on the robot; a probe on the robot and one on the station.
+
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::Value;
+
+use crate::support::{Proc, Spawn, repo_path};
+
+/// One simulated host: its network namespace, and a mount and UTS namespace kept alive by
+/// bind mounts so that every process of the host sees the same /dev/shm and host name.
+struct Host {
+    netns: String,
+    mount: String,
+    uts: String,
+}
+
+/// The namespaces, the veth pair and the directory holding the namespace files; everything is
+/// removed on drop, even when the test fails half-way.
+struct Lab {
+    dir: String,
+    hosts: Vec<Host>,
+}
+
+fn run(args: &[&str]) -> Result<(), String> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("{args:?}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{args:?}: {}", String::from_utf8_lossy(&out.stderr)))
+    }
+}
+
+impl Lab {
+    /// Two hosts, `robot` at 10.77.0.1 and `station` at 10.77.0.2.
+    fn new() -> Result<Self, String> {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let tag = format!(
+            "{}{}",
+            std::process::id() % 100_000,
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let dir = format!("/run/zshm-test-{tag}");
+        let mut lab = Lab {
+            dir: dir.clone(),
+            hosts: Vec::new(),
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        run(&["mount", "--bind", &dir, &dir])?;
+        run(&["mount", "--make-private", &dir])?;
+        let (veth_a, veth_b) = (format!("za{tag}"), format!("zb{tag}"));
+        run(&[
+            "ip", "link", "add", &veth_a, "type", "veth", "peer", "name", &veth_b,
+        ])?;
+        for (name, veth, address) in [
+            ("robot", &veth_a, "10.77.0.1/24"),
+            ("station", &veth_b, "10.77.0.2/24"),
+        ] {
+            let host = Host {
+                netns: format!("zshm-{name}-{tag}"),
+                mount: format!("{dir}/{name}.mnt"),
+                uts: format!("{dir}/{name}.uts"),
+            };
+            run(&["ip", "netns", "add", &host.netns])?;
+            lab.hosts.push(host);
+            let host = lab.hosts.last().unwrap();
+            run(&["ip", "link", "set", veth, "netns", &host.netns])?;
+            run(&["ip", "-n", &host.netns, "addr", "add", address, "dev", veth])?;
+            run(&["ip", "-n", &host.netns, "link", "set", veth, "up"])?;
+            run(&["ip", "-n", &host.netns, "link", "set", "lo", "up"])?;
+            std::fs::write(&host.mount, "").map_err(|e| e.to_string())?;
+            std::fs::write(&host.uts, "").map_err(|e| e.to_string())?;
+            let setup =
+                format!("mount -t tmpfs -o size=512m,mode=1777 tmpfs /dev/shm && hostname {name}-host");
+            run(&[
+                "unshare",
+                &format!("--mount={}", host.mount),
+                &format!("--uts={}", host.uts),
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                &setup,
+            ])?;
+        }
+        Ok(lab)
+    }
+
+    /// `zshm <args>` on host `index` (0: robot, 1: station).
+    fn zshm(&self, index: usize, name: &str, args: &[&str]) -> Spawn {
+        let host = &self.hosts[index];
+        let wrapper = [
+            "nsenter".to_owned(),
+            format!("--mount={}", host.mount),
+            format!("--uts={}", host.uts),
+            format!("--net=/run/netns/{}", host.netns),
+            "--".to_owned(),
+        ];
+        Spawn::wrapped(name, &wrapper, args)
+    }
+
+    /// GETs `url` from inside host `index`'s network.
+    fn fetch(&self, index: usize, url: &str) -> String {
+        let script = "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())";
+        let out = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &self.hosts[index].netns,
+                "python3",
+                "-c",
+                script,
+                url,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for host in &self.hosts {
+            let _ = run(&["umount", &host.mount]);
+            let _ = run(&["umount", &host.uts]);
+            // Deleting the namespace deletes its end of the veth pair, and so the pair.
+            let _ = run(&["ip", "netns", "del", &host.netns]);
+        }
+        let _ = run(&["umount", &self.dir]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn secure(file: &str) -> String {
+    repo_path(&format!("configs/secure/mtls/{file}"))
+}
+
+/// The override pointing the mTLS configs at `certs` for `identity`; the example ACL is off
+/// here (it lets only /odom and /cmd_vel cross, and this test sends clouds).
+fn tls(certs: &str, identity: &str) -> String {
+    format!(
+        r#"transport/link/tls/root_ca_certificate="{certs}/ca.pem";transport/link/tls/listen_private_key="{certs}/{identity}.key";transport/link/tls/listen_certificate="{certs}/{identity}.pem";transport/link/tls/connect_private_key="{certs}/{identity}.key";transport/link/tls/connect_certificate="{certs}/{identity}.pem";access_control/enabled=false"#
+    )
+}
+
+/// The value of the first sample of `metric` whose labels contain every `label="value"`.
+fn sample(text: &str, metric: &str, labels: &[&str]) -> Option<f64> {
+    text.lines()
+        .filter(|line| line.starts_with(&format!("{metric}{{")))
+        .find(|line| labels.iter().all(|label| line.contains(label)))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+}
+
+#[test]
+fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
+    if !nix::unistd::Uid::effective().is_root() {
+        eprintln!("SKIPPED: the two-host test needs root (network and mount namespaces)");
+        return;
+    }
+    let lab = Lab::new().unwrap_or_else(|err| panic!("cannot build the two hosts: {err}"));
+    let certs = tempfile::tempdir().unwrap();
+    let certs_dir = certs.path().display().to_string();
+    let mut make = Spawn::zshm(
+        "certs",
+        &[
+            "certs",
+            "--out",
+            &certs_dir,
+            "--robot-host",
+            "10.77.0.1",
+            "--station-host",
+            "10.77.0.2",
+        ],
+    )
+    .start();
+    assert_eq!(make.wait_exit(), 0, "{}", make.dump());
+
+    let (robot_router, station_router) = (
+        secure("ROBOT_ROUTER_CONFIG.json5"),
+        secure("STATION_ROUTER_CONFIG.json5"),
+    );
+    let robot = lab
+        .zshm(
+            0,
+            "robot router",
+            &["router", "-c", &robot_router, "--metrics", "127.0.0.1:9477"],
+        )
+        .env("ZENOH_CONFIG_OVERRIDE", &tls(&certs_dir, "robot-router"))
+        .start();
+    robot.wait_for_stdout("robot router status", |l| {
+        l.starts_with("zshm router: listening on ")
+    });
+    let station = lab
+        .zshm(
+            1,
+            "station router",
+            &[
+                "router",
+                "-c",
+                &station_router,
+                "-e",
+                "tls/10.77.0.1:7447",
+                "--no-metrics",
+            ],
+        )
+        .env("ZENOH_CONFIG_OVERRIDE", &tls(&certs_dir, "station-router"))
+        .start();
+    station.wait_for_stdout("station router status", |l| {
+        l.starts_with("zshm router: listening on ")
+    });
+
+    // 7 MB clouds at 15 Hz, the camera's rate, reliable KEEP_ALL: on a loaded machine a keep-last
+    // cloud may be dropped (and counted) at a router when a link is congested for longer than
+    // the routers' fragment deadline (0.5 s in the secure configs), as rmw_zenoh would.
+    const CLOUDS: &str = "45";
+    let node = |index: usize, name: &str, args: &[&str]| -> Proc {
+        let (config, identity) = match index {
+            0 => (secure("ROBOT_SESSION_CONFIG.json5"), "robot-node"),
+            _ => (secure("STATION_SESSION_CONFIG.json5"), "station-node"),
+        };
+        let mut all = args.to_vec();
+        all.extend(["-c", &config]);
+        lab.zshm(index, name, &all)
+            .env("ZENOH_CONFIG_OVERRIDE", &tls(&certs_dir, identity))
+            .env("ZENOH_ROUTER_CHECK_ATTEMPTS", "10")
+            .start()
+    };
+    let probe_args = [
+        "cam-latency",
+        "--verify",
+        "--json",
+        "-n",
+        CLOUDS,
+        "--window",
+        "1",
+        "--timeout",
+        "60",
+    ];
+    let mut probe_robot = node(0, "robot probe", &probe_args);
+    let mut probe_station = node(1, "station probe", &probe_args);
+    // Both probes are subscribed once the robot's router sees both subscriptions.
+    for probe in [&probe_robot, &probe_station] {
+        probe.wait_for_stderr("probe start", |l| l.contains("zshm cam-latency: measuring"));
+    }
+    let mut camera = node(
+        0,
+        "camera",
+        &["cam-pub", "--pattern", "--keep-all", "--wait", "30", "-n", "300"],
+    );
+
+    // One exporter, on the robot, sees both hosts while the probes run: SHM bytes from the
+    // robot's camera, network bytes on the robot router's link to the station, and the station's
+    // nodes by host name.
+    for probe in [&probe_robot, &probe_station] {
+        probe.wait_for_stdout("a first window", |l| l.contains("\"final\":false"));
+    }
+    let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
+    let station_probe = sample(
+        &metrics,
+        "zshm_node_info",
+        &["node=\"/cam_latency\"", "host=\"station-host\""],
+    );
+    assert_eq!(
+        station_probe,
+        Some(1.0),
+        "the station's probe, told apart by its host: {metrics}"
+    );
+    let robot_probe = sample(
+        &metrics,
+        "zshm_node_info",
+        &["node=\"/cam_latency\"", "host=\"robot-host\""],
+    );
+    assert_eq!(robot_probe, Some(1.0), "{metrics}");
+    let camera_shm = sample(
+        &metrics,
+        "zshm_payload_bytes_total",
+        &[
+            "direction=\"tx\"",
+            "path=\"shm\"",
+            "node=\"/sim_camera\"",
+            "host=\"robot-host\"",
+        ],
+    );
+    assert!(camera_shm.is_some_and(|b| b > 0.0), "{metrics}");
+
+    for (name, probe, path) in [
+        ("robot", &mut probe_robot, 1.0),
+        ("station", &mut probe_station, 0.0),
+    ] {
+        assert_eq!(probe.wait_exit(), 0, "{name}: {}", probe.dump());
+        let summary: Value = probe.json();
+        let drops = || {
+            let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
+            metrics
+                .lines()
+                .filter(|l| l.contains("dropped_payload"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(summary["final"], true, "{summary}");
+        assert_eq!(
+            summary["received"],
+            CLOUDS.parse::<u64>().unwrap(),
+            "{name}: {summary}"
+        );
+        assert_eq!(
+            summary["lost"],
+            0,
+            "{name}: contiguous sequence numbers: {summary}\n{}",
+            drops()
+        );
+        assert_eq!(summary["shm_share"], path, "{name}: {summary}");
+        eprintln!(
+            "{name}: 7 MB clouds, mean {} ms, p50 {} ms, p99 {} ms",
+            summary["latency_ms"]["mean"], summary["latency_ms"]["p50"], summary["latency_ms"]["p99"]
+        );
+    }
+    let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
+    let link = sample(
+        &metrics,
+        "zshm_payload_bytes_total",
+        &[
+            "direction=\"tx\"",
+            "path=\"network\"",
+            "role=\"router\"",
+            "host=\"robot-host\"",
+        ],
+    );
+    assert!(
+        link.is_some_and(|b| b > 45.0 * 7e6),
+        "the robot router forwarded the clouds: {metrics}"
+    );
+
+    // Processes first, then the namespaces they run in.
+    camera.stop();
+    drop((robot, station));
+    drop(lab);
+}

@@ -1,0 +1,236 @@
+//! [`SoakReport`]: what a soak run (`zshm bench --soak`) saw over time, and its verdict: the
+//! memory of every process and of /dev/shm must stop growing once warm, and no subscriber may
+//! lose a message, however often one of them is killed.
+//!
+//! The run itself (processes, kills, sampling) is the program's; this is the data and the
+//! judgement, so both can be tested without running anything.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// How much a process's resident memory may grow after warm-up before the soak fails.
+pub const RSS_GROWTH_BOUND: u64 = 64 << 20;
+
+/// How many more zenoh segments /dev/shm may hold at the end than after warm-up (a killed
+/// process's leftovers wait for the next zenoh process to start).
+pub const SEGMENT_GROWTH_BOUND: u64 = 3;
+
+/// How many more bytes zenoh's segments may hold at the end than after warm-up.
+pub const SEGMENT_BYTES_GROWTH_BOUND: u64 = 16 << 20;
+
+/// One look at the processes and at /dev/shm.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SoakSample {
+    /// Seconds since the soak started.
+    pub seconds: f64,
+    /// Resident memory of each role (`router`, `camera`, `steady`, `restarted`), bytes; a role
+    /// whose process is restarting at that instant is missing.
+    pub rss_bytes: BTreeMap<String, u64>,
+    /// Bytes used in /dev/shm (every file).
+    pub dev_shm_used_bytes: u64,
+    /// Bytes held by zenoh's `*.zenoh` segments.
+    pub zenoh_bytes: u64,
+    /// Number of zenoh segments.
+    pub zenoh_segments: u64,
+}
+
+/// What one subscriber process received, from its start to its end (or its SIGKILL).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ProbeLife {
+    /// `steady` or `restarted`.
+    pub role: String,
+    /// Seconds since the soak started when it began.
+    pub started_at: f64,
+    /// How it ended: `SIGKILL` or `end`.
+    pub ended_by: String,
+    /// Clouds received.
+    pub received: u64,
+    /// Clouds missing (sequence gaps).
+    pub lost: u64,
+}
+
+/// A whole soak run and its verdict.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SoakReport {
+    /// Seconds the soak ran.
+    pub seconds: f64,
+    /// Times the restarted subscriber was killed and started again.
+    pub restarts: u64,
+    /// Clouds the camera published.
+    pub published: u64,
+    /// Clouds it could not publish.
+    pub publish_failures: u64,
+    /// The samples, in time order.
+    pub samples: Vec<SoakSample>,
+    /// Every subscriber process.
+    pub probes: Vec<ProbeLife>,
+    /// The checks that failed, in words; empty when the soak passed.
+    pub failures: Vec<String>,
+}
+
+impl SoakReport {
+    /// Fills [`failures`](Self::failures): losses, publish failures, and growth of memory or of
+    /// /dev/shm between the first sample after a quarter of the run and the last one.
+    pub fn judge(&mut self) {
+        let mut failures = Vec::new();
+        for probe in self.probes.iter().filter(|p| p.lost > 0) {
+            failures.push(format!(
+                "the {} subscriber started at {:.0} s lost {} clouds",
+                probe.role, probe.started_at, probe.lost
+            ));
+        }
+        if self.probes.iter().all(|p| p.received == 0) {
+            failures.push("no subscriber received anything".into());
+        }
+        if self.publish_failures > 0 {
+            failures.push(format!("{} clouds could not be published", self.publish_failures));
+        }
+        let warm = self.seconds / 4.0;
+        let reference = self.samples.iter().find(|s| s.seconds >= warm);
+        if let (Some(first), Some(last)) = (reference, self.samples.last()) {
+            for (role, before) in &first.rss_bytes {
+                let Some(after) = last.rss_bytes.get(role) else {
+                    continue;
+                };
+                if *after > before + RSS_GROWTH_BOUND {
+                    failures.push(format!(
+                        "{role}'s memory grew from {} to {} MiB",
+                        before >> 20,
+                        after >> 20
+                    ));
+                }
+            }
+            if last.zenoh_segments > first.zenoh_segments + SEGMENT_GROWTH_BOUND
+                || last.zenoh_bytes > first.zenoh_bytes + SEGMENT_BYTES_GROWTH_BOUND
+            {
+                failures.push(format!(
+                    "/dev/shm grew from {} segments ({} MiB) to {} ({} MiB)",
+                    first.zenoh_segments,
+                    first.zenoh_bytes >> 20,
+                    last.zenoh_segments,
+                    last.zenoh_bytes >> 20
+                ));
+            }
+        } else {
+            failures.push("no sample after warm-up".into());
+        }
+        self.failures = failures;
+    }
+
+    /// The report as Markdown: the verdict, the subscribers, and the samples as a table.
+    pub fn markdown(&self) -> String {
+        let mut out = format!(
+            "# Soak: {:.0} s, {} restarts of a subscriber, {} clouds published\n\n",
+            self.seconds, self.restarts, self.published
+        );
+        match self.failures.as_slice() {
+            [] => out.push_str("Verdict: **pass** (no loss, no growth after warm-up).\n\n"),
+            failures => {
+                out.push_str("Verdict: **fail**\n\n");
+                failures.iter().for_each(|f| _ = writeln!(out, "- {f}"));
+                out.push('\n');
+            }
+        }
+        out.push_str("| subscriber | started at | ended by | received | lost |\n|---|---|---|---|---|\n");
+        for p in &self.probes {
+            let _ = writeln!(
+                out,
+                "| {} | {:.0} s | {} | {} | {} |",
+                p.role, p.started_at, p.ended_by, p.received, p.lost
+            );
+        }
+        // Every role seen in any sample, in name order.
+        let roles: BTreeSet<&String> = self.samples.iter().flat_map(|s| s.rss_bytes.keys()).collect();
+        out.push_str("\n| t (s) |");
+        roles.iter().for_each(|r| _ = write!(out, " {r} RSS (MiB) |"));
+        out.push_str(" /dev/shm used (MiB) | zenoh segments | zenoh MiB |\n|---|");
+        roles.iter().for_each(|_| out.push_str("---|"));
+        out.push_str("---|---|---|\n");
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        for s in &self.samples {
+            let _ = write!(out, "| {:.0} |", s.seconds);
+            for role in &roles {
+                match s.rss_bytes.get(role.as_str()) {
+                    Some(rss) => _ = write!(out, " {:.1} |", mib(*rss)),
+                    None => out.push_str(" - |"),
+                }
+            }
+            let _ = writeln!(
+                out,
+                " {:.1} | {} | {:.1} |",
+                mib(s.dev_shm_used_bytes),
+                s.zenoh_segments,
+                mib(s.zenoh_bytes)
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(seconds: f64, rss: u64, segments: u64) -> SoakSample {
+        SoakSample {
+            seconds,
+            rss_bytes: [("camera".to_owned(), rss)].into_iter().collect(),
+            dev_shm_used_bytes: 0,
+            zenoh_bytes: segments << 20,
+            zenoh_segments: segments,
+        }
+    }
+
+    fn report(samples: Vec<SoakSample>, lost: u64) -> SoakReport {
+        let mut report = SoakReport {
+            seconds: 100.0,
+            restarts: 1,
+            published: 10,
+            publish_failures: 0,
+            samples,
+            probes: vec![ProbeLife {
+                role: "steady".into(),
+                started_at: 0.0,
+                ended_by: "end".into(),
+                received: 10,
+                lost,
+            }],
+            failures: Vec::new(),
+        };
+        report.judge();
+        report
+    }
+
+    #[test]
+    fn a_steady_run_passes_and_growth_or_loss_fails() {
+        let warm = 100 << 20;
+        let steady = report(
+            vec![
+                sample(0.0, 10, 2),
+                sample(30.0, warm, 6),
+                sample(99.0, warm + 1, 6),
+            ],
+            0,
+        );
+        assert_eq!(steady.failures, Vec::<String>::new());
+        assert!(steady.markdown().contains("**pass**"));
+        let grows = report(vec![sample(30.0, warm, 6), sample(99.0, warm + (65 << 20), 6)], 0);
+        assert!(
+            grows.failures[0].contains("camera's memory grew from 100 to 165 MiB"),
+            "{:?}",
+            grows.failures
+        );
+        let leaks = report(vec![sample(30.0, warm, 6), sample(99.0, warm, 10)], 0);
+        assert!(
+            leaks.failures[0].contains("/dev/shm grew from 6 segments"),
+            "{:?}",
+            leaks.failures
+        );
+        let loses = report(vec![sample(30.0, warm, 6), sample(99.0, warm, 6)], 3);
+        assert_eq!(
+            loses.failures,
+            ["the steady subscriber started at 0 s lost 3 clouds"]
+        );
+        assert!(loses.markdown().contains("**fail**"));
+    }
+}
