@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 
-use crate::support::{Proc, Spawn, repo_path};
+use crate::support::{LaneRoot, Proc, Spawn, repo_path};
 
 /// One simulated host: its network namespace, and a mount and UTS namespace kept alive by
 /// bind mounts so that every process of the host sees the same /dev/shm and host name.
@@ -340,6 +340,105 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
 
     // Processes first, then the namespaces they run in.
     camera.stop();
+    drop((robot, station));
+    drop(lab);
+}
+
+/// The lane's multi-host trap: the two hosts share /tmp (so the lane's root, given explicitly
+/// here as it would be by default) and the user, but not /dev/shm. A talker and a listener on the
+/// robot meet in the lane; the station's listener must not take the robot's lane for its own
+/// (it could open the services under the shared root, but never their segments): it receives
+/// every message over zenoh, byte-exact and in order, without a warning or an error.
+#[test]
+fn a_listener_on_another_host_sharing_tmp_gets_every_message_over_zenoh_not_the_lane() {
+    if !nix::unistd::Uid::effective().is_root() {
+        eprintln!("SKIPPED: the two-host test needs root (network and mount namespaces)");
+        return;
+    }
+    let lab = Lab::new().unwrap_or_else(|err| panic!("cannot build the two hosts: {err}"));
+    let root = LaneRoot::new("hosts", 0);
+    let zshm = |index: usize, name: &str, args: &[&str]| -> Proc {
+        lab.zshm(index, name, args)
+            .env("ZSHM_LANE_ROOT", &root.path)
+            .env("ZENOH_ROUTER_CHECK_ATTEMPTS", "10")
+            .start()
+    };
+    // Each host has its own loopback, so both routers take rmw_zenoh's default port.
+    let robot = zshm(0, "robot router", &["router", "--no-metrics"]);
+    let station = zshm(
+        1,
+        "station router",
+        &["router", "-e", "tcp/10.77.0.1:7447", "--no-metrics"],
+    );
+    for router in [&robot, &station] {
+        router.wait_for_stdout("router status", |l| l.starts_with("zshm router: listening on "));
+    }
+    const HEARD: &str = "20";
+    let listener_args = ["listener", "-n", HEARD, "--timeout", "60"];
+    let mut near = zshm(0, "robot listener", &listener_args);
+    let mut far = zshm(1, "station listener", &listener_args);
+    for listener in [&near, &far] {
+        listener.wait_for_stderr("listening", |l| l.contains("listening"));
+    }
+    let mut talker = zshm(0, "robot talker", &["talker", "-r", "20"]);
+
+    for (name, listener) in [("robot", &mut near), ("station", &mut far)] {
+        assert_eq!(listener.wait_exit(), 0, "{name}: {}", listener.dump());
+        let heard: Vec<u64> = listener
+            .stdout()
+            .iter()
+            .map(|line| {
+                let n = line
+                    .strip_prefix("I heard: [Hello World: ")
+                    .and_then(|rest| rest.strip_suffix(']'))
+                    .unwrap_or_else(|| panic!("{name}: not a talker's message: {line:?}"));
+                n.parse()
+                    .unwrap_or_else(|_| panic!("{name}: not a message number: {line:?}"))
+            })
+            .collect();
+        assert_eq!(heard.len(), 20, "{name}: {heard:?}");
+        assert!(
+            heard.windows(2).all(|w| w[1] == w[0] + 1),
+            "{name}: in order, none lost or repeated: {heard:?}"
+        );
+        let stderr = listener.stderr();
+        let summary = stderr
+            .lines()
+            .find(|l| l.contains("heard 20 messages"))
+            .unwrap_or_else(|| panic!("{name}: no summary: {stderr}"));
+        let through = |path: &str| -> u64 {
+            summary
+                .split_whitespace()
+                .find_map(|field| field.strip_prefix(&format!("{path}=")))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{name}: no {path} count: {summary}"))
+        };
+        match name {
+            // The first messages may come through zenoh while the listener attaches.
+            "robot" => assert!(through("lane") > 0, "{name}: through the lane: {summary}"),
+            _ => assert_eq!(
+                (through("lane"), through("network")),
+                (0, 20),
+                "{name}: all over the network: {summary}"
+            ),
+        }
+        assert!(
+            !stderr.contains("WARN") && !stderr.contains("ERROR"),
+            "{name}: {stderr}"
+        );
+    }
+    let key = |index: usize| {
+        let out = Command::new("nsenter")
+            .arg(format!("--mount={}", lab.hosts[index].mount))
+            .args(["cat", "/dev/shm/zshm-lane-0.host"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_ne!(key(0), key(1), "each /dev/shm names its own lane domain");
+
+    talker.stop();
     drop((robot, station));
     drop(lab);
 }

@@ -88,10 +88,15 @@ pub fn clean(root: &Path, dev_shm: &Path, orphans: bool) -> Result<CleanReport, 
                 }
             }
         }
+        // Only this host's state directory: another /dev/shm's processes may share the root
+        // (see `domain`), and theirs are not ours to judge.
+        let state = domain::state_dir(root);
         for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
             let path = entry.path();
-            let removed = if path.is_dir() {
+            let removed = if path == state {
                 remove_files_under(&path)
+            } else if path.is_dir() {
+                0
             } else if is_old(&path) {
                 std::fs::remove_file(&path).map(|()| 1).unwrap_or(0)
             } else {

@@ -10,9 +10,23 @@
 //!
 //! Processes of different users never meet in the lane (iceoryx2 makes its files 0600); they
 //! talk through zenoh, as processes on different hosts do.
+//!
+//! # One domain per /dev/shm, not per /tmp
+//!
+//! iceoryx2 keeps part of a service under its root (static config, node files, the wake-up
+//! sockets) and part in /dev/shm (the segments). Two "hosts" may share the first and not the
+//! second: containers or network namespaces that mount their own /dev/shm but share /tmp and the
+//! user (router/tests/it/hosts.rs builds exactly that). Processes there must not meet in the
+//! lane: one would find the other's services under the root, fail to open their segments, and
+//! could even take the other's nodes for dead and remove their files. So iceoryx2's state lives
+//! in a directory of the root named after this /dev/shm ([`state_dir`]): the key in a marker
+//! file, `/dev/shm/zshm-lane-<uid>.host`, that the first process of the user creates with a
+//! random value ([`host_key`]). Processes that see the same /dev/shm read the same key and meet;
+//! processes that see another /dev/shm read another key and talk through zenoh.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use iceoryx2::prelude::*;
 
@@ -21,8 +35,12 @@ use super::{SUBSCRIBER_MAX_BORROWED, Svc};
 use crate::config::{ConfigError, Environment, ShmSettings, env};
 
 /// The longest root accepted: iceoryx2 puts each listener's socket at
-/// `<root>/<prefix><30-digit id>.event`, and a unix socket path holds at most 107 bytes.
-pub const MAX_ROOT_LEN: usize = 48;
+/// `<root>/<host key>/<prefix><30-digit id>.event`, and a unix socket path holds at most 107
+/// bytes.
+pub const MAX_ROOT_LEN: usize = 41;
+
+/// Where iceoryx2 keeps its segments, and where the marker naming this host's domain lives.
+const DEV_SHM: &str = "/dev/shm";
 
 /// Whether the lane is on for a session, and where it keeps its state (decided at open).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +100,7 @@ pub fn root(env: &Environment) -> Result<PathBuf, ConfigError> {
             return Err(ConfigError::EnvVar {
                 name: env::ZSHM_LANE_ROOT,
                 value: value.to_owned(),
-                expected: "an absolute directory path of at most 48 bytes",
+                expected: "an absolute directory path of at most 41 bytes",
             });
         }
         return Ok(path);
@@ -93,6 +111,97 @@ pub fn root(env: &Environment) -> Result<PathBuf, ConfigError> {
         .map(|dir| Path::new(dir).join("zshm-lane"))
         .filter(|path| path.is_absolute() && path.as_os_str().len() <= MAX_ROOT_LEN);
     Ok(runtime.unwrap_or_else(|| PathBuf::from(format!("/tmp/zshm-lane-{uid}"))))
+}
+
+/// The directory under `root` that holds iceoryx2's state for the processes that share this
+/// host's /dev/shm (see the module docs).
+pub fn state_dir(root: &Path) -> PathBuf {
+    root.join(host_key())
+}
+
+/// Six hex digits naming the /dev/shm this process sees, read from (or first written to) the
+/// marker `/dev/shm/zshm-lane-<uid>.host`. When the marker cannot be used (a read-only /dev/shm,
+/// or a file another user put there), the key comes from the device and inode of /dev/shm, which
+/// still differ between two mounts of it on one machine.
+pub fn host_key() -> &'static str {
+    static KEY: OnceLock<String> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let dev_shm = Path::new(DEV_SHM);
+        let uid = nix::unistd::geteuid().as_raw();
+        match marker_key(dev_shm, uid) {
+            Ok(key) => key,
+            Err(err) => {
+                let key = device_key(dev_shm);
+                tracing::debug!("lane: no host marker in {DEV_SHM} ({err}); the domain's key is {key}");
+                key
+            }
+        }
+    })
+}
+
+/// The marker file of user `uid` in `dev_shm`.
+pub fn marker_path(dev_shm: &Path, uid: u32) -> PathBuf {
+    dev_shm.join(format!("zshm-lane-{uid}.host"))
+}
+
+/// The key in the marker of `uid` in `dev_shm`, written first when there is none. Concurrent
+/// first processes agree: each writes its key aside and links it into place, and only one link
+/// succeeds; the others read the winner's.
+fn marker_key(dev_shm: &Path, uid: u32) -> std::io::Result<String> {
+    let marker = marker_path(dev_shm, uid);
+    if let Some(key) = read_marker(&marker, uid)? {
+        return Ok(key);
+    }
+    let mut random = [0u8; 4];
+    getrandom::fill(&mut random).map_err(|err| std::io::Error::other(err.to_string()))?;
+    let key = format!("{:06x}", u32::from_le_bytes(random) & 0xff_ffff);
+    let aside = dev_shm.join(format!(".zshm-lane-{uid}.{}.host", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(&aside)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, key.as_bytes()));
+    let linked = written.and_then(|()| std::fs::hard_link(&aside, &marker));
+    let _ = std::fs::remove_file(&aside);
+    match linked {
+        Ok(()) => Ok(key),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => read_marker(&marker, uid)?
+            .ok_or_else(|| std::io::Error::other("the marker vanished while it was read")),
+        Err(err) => Err(err),
+    }
+}
+
+/// The key in `marker`; `None` when there is no marker. A marker that is not a regular file of
+/// `uid` holding six hex digits is refused (another user may create files in /dev/shm).
+fn read_marker(marker: &Path, uid: u32) -> std::io::Result<Option<String>> {
+    let meta = match std::fs::symlink_metadata(marker) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    if !meta.is_file() || meta.uid() != uid {
+        return Err(std::io::Error::other(format!(
+            "{} is not a file of uid {uid}",
+            marker.display()
+        )));
+    }
+    let text = std::fs::read_to_string(marker)?;
+    let key = text.trim();
+    if key.len() != 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(std::io::Error::other(format!(
+            "{} does not hold a host key",
+            marker.display()
+        )));
+    }
+    Ok(Some(key.to_owned()))
+}
+
+/// A key from the device and inode of `dev_shm` (see [`host_key`]).
+fn device_key(dev_shm: &Path) -> String {
+    let identity = std::fs::metadata(dev_shm).map_or((0, 0), |meta| (meta.dev(), meta.ino()));
+    let hash = xxhash_rust::xxh3::xxh3_64(format!("{}:{}", identity.0, identity.1).as_bytes());
+    format!("{:06x}", hash & 0xff_ffff)
 }
 
 /// The /dev/shm file prefix of this user's domain rooted at `root`: `z<uid>_<6 hex digits>_`.
@@ -136,17 +245,22 @@ pub fn ensure_private_dir(root: &Path) -> Result<(), LaneUnavailable> {
             meta.mode() & 0o777
         )));
     }
-    Ok(())
+    // Inside a directory only this user can enter, the state directory is private too.
+    match std::fs::DirBuilder::new().mode(0o700).create(state_dir(root)) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(err) => Err(unusable(err.to_string())),
+    }
 }
 
-/// The iceoryx2 config of the domain rooted at `root`.
+/// The iceoryx2 config of the domain rooted at `root` (its state in [`state_dir`]).
 pub fn iceoryx2_config(root: &Path) -> Result<Config, LaneUnavailable> {
     let unusable = |error: String| LaneUnavailable::RootUnusable {
         path: root.to_owned(),
         error,
     };
     let mut config = Config::default();
-    let mut with_slash = root.as_os_str().as_encoded_bytes().to_vec();
+    let mut with_slash = state_dir(root).as_os_str().as_encoded_bytes().to_vec();
     with_slash.push(b'/');
     let root_path = iceoryx2::prelude::Path::new(&with_slash)
         .map_err(|err| unusable(format!("iceoryx2 refuses the path ({err:?})")))?;
@@ -276,6 +390,43 @@ mod tests {
         );
         assert_ne!(prefix(Path::new("/tmp/a")), prefix(Path::new("/tmp/b")));
         assert!(prefix(Path::new("/tmp/a")).starts_with(&format!("z{uid}_")));
+    }
+
+    #[test]
+    fn the_marker_gives_one_key_per_dev_shm() {
+        let uid = nix::unistd::geteuid().as_raw();
+        let (one, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let first = marker_key(one.path(), uid).unwrap();
+        assert_eq!(
+            marker_key(one.path(), uid).unwrap(),
+            first,
+            "read back, not rewritten"
+        );
+        assert_eq!(
+            std::fs::read_to_string(marker_path(one.path(), uid)).unwrap(),
+            first
+        );
+        assert_ne!(
+            marker_key(other.path(), uid).unwrap(),
+            first,
+            "another /dev/shm, another key"
+        );
+        let names: Vec<_> = std::fs::read_dir(one.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "nothing left aside: {names:?}");
+    }
+
+    #[test]
+    fn a_marker_that_is_not_a_key_is_refused_not_trusted() {
+        let uid = nix::unistd::geteuid().as_raw();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(marker_path(dir.path(), uid), "../../etc").unwrap();
+        assert!(marker_key(dir.path(), uid).is_err());
+        assert_eq!(device_key(dir.path()).len(), 6);
+        assert_ne!(device_key(dir.path()), device_key(Path::new("/")));
     }
 
     #[test]
