@@ -166,17 +166,8 @@ impl RawPublisher {
         }
     }
 
-    /// Whether zenoh's messages of this publisher may come from the SHM pool (a lane publisher
-    /// waits until a subscriber that stays on zenoh is known, see [`LaneRoute::set_zenoh_shm`]).
-    fn zenoh_pool(&self) -> Option<&Arc<ShmPool>> {
-        match &self.lane {
-            Some(route) if !route.zenoh_shm() => None,
-            _ => self.pool.as_ref(),
-        }
-    }
-
     async fn zenoh_loan(&self, len: usize) -> RawLoan {
-        match self.zenoh_pool() {
+        match &self.pool {
             Some(pool) => match pool.loan(len).await {
                 Some(buffer) => RawLoan::shm(buffer),
                 None => RawLoan::heap(len),
@@ -299,7 +290,7 @@ impl RawPublisher {
     /// A copy of `bytes` for zenoh: in the SHM pool at or above the threshold, else on the heap.
     async fn zenoh_copy(&self, bytes: &[u8]) -> ZBytes {
         if bytes.len() >= self.threshold
-            && let Some(pool) = self.zenoh_pool()
+            && let Some(pool) = &self.pool
             && let Some(mut buffer) = pool.loan(bytes.len()).await
         {
             buffer.copy_from_slice(bytes);

@@ -9,7 +9,7 @@
 //! copy they already have.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use crate::lane::LaneSender;
 
@@ -33,7 +33,6 @@ pub struct LaneRoute {
     keeps_history: bool,
     state: AtomicU64,
     last_zenoh_sequence: AtomicI64,
-    zenoh_shm: AtomicBool,
     changed: tokio::sync::Notify,
 }
 
@@ -47,7 +46,6 @@ impl LaneRoute {
             keeps_history,
             state: AtomicU64::new(ZENOH_NEEDED),
             last_zenoh_sequence: AtomicI64::new(0),
-            zenoh_shm: AtomicBool::new(false),
             changed: tokio::sync::Notify::new(),
         }
     }
@@ -65,18 +63,6 @@ impl LaneRoute {
             flag | (lane_subscribers as u64 & !ZENOH_NEEDED),
             Ordering::Release,
         );
-    }
-
-    /// Records whether zenoh's copies of large messages go into the SHM pool: only once a
-    /// subscriber that stays on zenoh is known. Until then (a zshm subscriber attaching to the
-    /// lane) they go on the heap, and no pool is created for them.
-    pub fn set_zenoh_shm(&self, shm: bool) {
-        self.zenoh_shm.store(shm, Ordering::Release);
-    }
-
-    /// Whether zenoh's copies may use the SHM pool (see [`set_zenoh_shm`](Self::set_zenoh_shm)).
-    pub fn zenoh_shm(&self) -> bool {
-        self.zenoh_shm.load(Ordering::Acquire)
     }
 
     /// Whether the last evaluation let messages skip zenoh.

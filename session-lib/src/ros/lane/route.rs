@@ -47,11 +47,6 @@ const CLEANUP: Duration = Duration::from_secs(1);
 /// How long a look at the admin space may take.
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// How long a new subscriber may take to attach to the lane before it counts as served by zenoh
-/// only: until then zenoh's copies of large messages go on the heap, not in an SHM pool that
-/// would be created (and locked) for the few messages a zshm subscriber gets before it attaches.
-const ATTACH_GRACE: Duration = Duration::from_secs(1);
-
 /// The lane side of one publisher; stops deciding when dropped (the route then keeps zenoh).
 #[derive(Debug)]
 pub(crate) struct PublisherLane {
@@ -103,7 +98,6 @@ pub(crate) async fn start(
         own_zid: session.zid(),
         transient: info.qos.durability == Durability::TransientLocal,
         subscriptions: HashMap::new(),
-        untokened: HashMap::new(),
     };
     let tokens = tokens_of_topic(
         info.node.domain,
@@ -121,16 +115,6 @@ pub(crate) async fn start(
 struct Subscription {
     zid: String,
     gid: Gid,
-    since: Instant,
-}
-
-/// What zenoh must do for the key now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Verdict {
-    /// zenoh routes it to a subscriber the lane does not serve.
-    needed: bool,
-    /// One of those will stay on zenoh (not a zshm subscriber about to attach): worth SHM.
-    foreign: bool,
 }
 
 struct Watcher {
@@ -140,8 +124,6 @@ struct Watcher {
     own_zid: String,
     transient: bool,
     subscriptions: HashMap<String, Subscription>,
-    /// Sessions zenoh routes the key to that have no subscription token (yet), and since when.
-    untokened: HashMap<String, Instant>,
 }
 
 impl Watcher {
@@ -201,8 +183,7 @@ impl Watcher {
                 sender.connect_new_subscribers();
             }
             connected = count;
-            let Verdict { needed, foreign } = self.survey(&sender).await;
-            self.route.set_zenoh_shm(foreign);
+            let needed = self.zenoh_needed(&sender).await;
             if needed == self.route.skips_zenoh() {
                 tracing::debug!(
                     key = self.key,
@@ -226,8 +207,7 @@ impl Watcher {
                 if let Ok(Token::Endpoint(endpoint)) = liveliness::parse_token(&token) {
                     let gid = Gid::of_token(&token);
                     let zid = endpoint.node.zid;
-                    let since = Instant::now();
-                    self.subscriptions.insert(token, Subscription { zid, gid, since });
+                    self.subscriptions.insert(token, Subscription { zid, gid });
                 }
                 false
             }
@@ -235,40 +215,25 @@ impl Watcher {
         }
     }
 
-    /// Whether zenoh routes this key to anyone the lane does not serve (see the module docs),
-    /// and whether that one will stay on zenoh.
-    async fn survey(&mut self, sender: &LaneSender) -> Verdict {
+    /// Whether zenoh routes this key to anyone the lane does not serve (see the module docs).
+    async fn zenoh_needed(&self, sender: &LaneSender) -> bool {
+        if self.transient || !self.session.admin_space_readable() {
+            return true;
+        }
         let lane: HashSet<String> = sender.subscriber_names().into_iter().collect();
-        let unserved: Vec<&Subscription> = self
+        if self
             .subscriptions
             .values()
-            .filter(|s| !lane.contains(&lane_id(s.gid)))
-            .collect();
-        let mut foreign = unserved.iter().any(|s| s.since.elapsed() >= ATTACH_GRACE);
-        let mut needed = self.transient || !unserved.is_empty();
-        let sessions = match self.session.admin_space_readable() {
-            true => self.zenoh_subscribers().await,
-            false => None,
-        };
-        let Some(sessions) = sessions else {
-            // Nobody can tell who else listens: zenoh for everything, in shared memory.
-            return Verdict {
-                needed: true,
-                foreign: true,
-            };
-        };
-        let now = Instant::now();
-        self.untokened.retain(|zid, _| sessions.contains(zid));
-        for zid in sessions {
-            if zid == self.own_zid {
-                (needed, foreign) = (true, true); // zenoh serves the own session in process
-            } else if !self.subscriptions.values().any(|s| s.zid == zid) {
-                needed = true; // a subscriber without a token (a plain zenoh one), or not yet
-                let since = *self.untokened.entry(zid).or_insert(now);
-                foreign |= now.duration_since(since) >= ATTACH_GRACE;
-            }
+            .any(|s| !lane.contains(&lane_id(s.gid)))
+        {
+            return true;
         }
-        Verdict { needed, foreign }
+        let Some(sessions) = self.zenoh_subscribers().await else {
+            return true;
+        };
+        sessions
+            .iter()
+            .any(|zid| *zid == self.own_zid || !self.subscriptions.values().any(|s| s.zid == *zid))
     }
 
     /// The sessions zenoh routes this key to, from this session's admin space; `None` when the
