@@ -19,6 +19,7 @@ use zshm::tools::latency::{ProbeReport, Summary};
 use zshm::tools::sim_camera::CameraSummary;
 
 use crate::cli::{self, CloudArgs};
+use crate::outln;
 use crate::support::children::{ChildProc, ChildRouter, Logs, PATIENCE, spawn, start_router, stop};
 use crate::support::scrape::{self, Traffic};
 use crate::support::shutdown;
@@ -85,7 +86,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 async fn both_phases(args: &Args) -> anyhow::Result<ExitCode> {
     args.cloud.validate()?;
     let exe = std::env::current_exe().context("cannot find this program to start the demo's processes")?;
-    println!(
+    outln!(
         "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
          then through shared memory, {} each.",
         args.cloud.width,
@@ -113,7 +114,7 @@ async fn both_phases(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let verdict = shm_verdict(&shm);
     if let Some(verdict) = &verdict {
-        println!("\n{verdict}");
+        outln!("\n{verdict}");
     }
     Ok(if both && verdict.is_none() {
         ExitCode::SUCCESS
@@ -161,12 +162,13 @@ struct Running {
 
 impl Phase {
     async fn run(&self, exe: &Path, args: &Args) -> anyhow::Result<PhaseResult> {
-        println!(
+        outln!(
             "\nPhase {}/2, {}: starting a router, the camera and the probe...",
-            self.number, self.name
+            self.number,
+            self.name
         );
         let mut running = self.start(exe, args).await?;
-        println!("  measuring for {}:", zshm::text::seconds(args.duration));
+        outln!("  measuring for {}:", zshm::text::seconds(args.duration));
         let probe = self.measure(&mut running.probe).await?;
         self.collect(running, probe).await
     }
@@ -188,7 +190,7 @@ impl Phase {
             .metrics_url
             .clone()
             .context("the router serves no metrics")?;
-        println!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
+        outln!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
         let before = scrape::traffic(&metrics_url).await?;
 
         let duration = args.duration.as_secs_f64().to_string();
@@ -243,7 +245,7 @@ impl Phase {
                 continue;
             };
             if let Some(latency) = &report.latency_ms {
-                println!(
+                outln!(
                     "  [{}]{} Mean : {:.2} ms | Std : {:.2} ms | Min : {:.2} ms | Max : {:.2} ms",
                     self.name,
                     if report.is_final { " whole phase:" } else { "" },
@@ -295,8 +297,8 @@ impl Phase {
 }
 
 fn compare(tcp: &PhaseResult, shm: &PhaseResult) {
-    println!("\nComparison ({} vs {}):", tcp.name, shm.name);
-    println!("  {:<24} {:>16} {:>16} {:>8}", "", tcp.name, shm.name, "ratio");
+    outln!("\nComparison ({} vs {}):", tcp.name, shm.name);
+    outln!("  {:<24} {:>16} {:>16} {:>8}", "", tcp.name, shm.name, "ratio");
     type Pick = fn(&Summary) -> f64;
     let latencies: [(&str, Pick); 3] = [
         ("mean latency", |s| s.mean),
@@ -310,7 +312,7 @@ fn compare(tcp: &PhaseResult, shm: &PhaseResult) {
             (Some(a), Some(b)) if b > 0.0 => format!("{:.1}x", a / b),
             _ => "-".into(),
         };
-        println!("  {label:<24} {:>16} {:>16} {ratio:>8}", fmt(a), fmt(b));
+        outln!("  {label:<24} {:>16} {:>16} {ratio:>8}", fmt(a), fmt(b));
     }
     let bytes = |v: f64| human_bytes(v as u64);
     let rows = [
@@ -341,10 +343,11 @@ fn compare(tcp: &PhaseResult, shm: &PhaseResult) {
         ),
     ];
     for (label, a, b) in rows {
-        println!("  {label:<24} {a:>16} {b:>16}");
+        outln!("  {label:<24} {a:>16} {b:>16}");
     }
-    println!(
+    outln!(
         "  metrics were served at {} and {} during the phases",
-        tcp.metrics_url, shm.metrics_url
+        tcp.metrics_url,
+        shm.metrics_url
     );
 }

@@ -10,6 +10,7 @@ use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{self, ChatterArgs};
+use crate::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm listener`.
@@ -31,7 +32,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (counter, notify, count) = (heard.clone(), done.clone(), args.chatter.count);
     let _subscription = node
         .create_subscription::<std_msgs::String>(&args.chatter.topic, QosProfile::default(), move |message| {
-            println!("I heard: [{}]", message.view());
+            outln!("I heard: [{}]", message.view());
             if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
                 notify.notify_one();
             }

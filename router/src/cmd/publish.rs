@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{self, RawStreamArgs};
+use crate::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 
@@ -88,7 +89,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         "shm_status": session::shm_status_json(session.shm_status()),
         "stats": session.stats().snapshot(),
     });
-    println!("{summary}");
+    outln!("{summary}");
     session::close(&session).await?;
     Ok(if interrupted {
         ExitCode::FAILURE

@@ -6,10 +6,12 @@
 
 use std::process::ExitCode;
 
+use crate::outln;
+
 /// Cleans and says what it removed.
 pub fn run() -> anyhow::Result<ExitCode> {
     let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
-    println!(
+    outln!(
         "removed {segments} orphaned zenoh segments ({})",
         zshm::text::human_bytes(bytes)
     );

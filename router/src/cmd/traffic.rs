@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use crate::cli;
+use crate::outln;
 use crate::support::scrape::{self, Traffic};
 use crate::support::shutdown;
 
@@ -54,7 +55,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             0.0
         };
-        println!(
+        outln!(
             "loopback {:.2} MB/s | shm {shm:.2} MB/s | network payload {network:.2} MB/s | shm share {share:.0}%",
             rate(|c| c.loopback)
         );

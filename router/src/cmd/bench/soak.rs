@@ -16,6 +16,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use zshm::tools::sim_camera::CameraSummary;
 use zshm::tools::soak::{ProbeLife, SoakReport, SoakSample};
 
+use crate::outln;
 use crate::support::children::{ChildProc, Logs, PATIENCE, spawn, start_router, stop};
 
 /// How long a subscriber's run is allowed: far beyond any soak, it ends by signal.
@@ -183,8 +184,8 @@ pub async fn run(
     let markdown = report.markdown();
     std::fs::write(out.join("soak.md"), &markdown).context("soak.md")?;
     std::fs::write(out.join("soak.json"), serde_json::to_string_pretty(&report)?).context("soak.json")?;
-    println!("{markdown}");
-    println!("{}", serde_json::to_string(&report)?);
+    outln!("{markdown}");
+    outln!("{}", serde_json::to_string(&report)?);
     Ok(if report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
