@@ -14,28 +14,9 @@ use zshm::ros::qos::{QosProfile, Reliability};
 use zshm::ros::{Node, NodeOptions};
 use zshm::stats::QueueOverflow;
 
-use crate::test_env;
+use crate::{session_pair, test_env};
 
 const DEADLINE: Duration = Duration::from_secs(30);
-
-async fn session_pair() -> (Session, Session) {
-    let a = Session::builder()
-        .environment(test_env())
-        .listen(["tcp/127.0.0.1:0"])
-        .connect(Vec::<String>::new())
-        .open()
-        .await
-        .unwrap();
-    let locator = a.locators().await.into_iter().next().unwrap();
-    let b = Session::builder()
-        .environment(test_env())
-        .listen(["tcp/127.0.0.1:0"])
-        .connect([locator])
-        .open()
-        .await
-        .unwrap();
-    (a, b)
-}
 
 fn text(n: usize) -> std_msgs::String {
     std_msgs::String {

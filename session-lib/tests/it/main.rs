@@ -18,6 +18,7 @@ mod delivery;
 // The layers of the README hold in the code of both crates.
 mod layers;
 
+use zshm::Session;
 use zshm::config::Environment;
 
 /// An environment that skips the router check (these tests open routers themselves).
@@ -30,6 +31,26 @@ pub fn test_env() -> Environment {
         zshm::shm::cleanup_orphaned_segments();
     });
     Environment::empty().with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+}
+
+/// Two peer sessions: the first listens on an ephemeral port, the second connects to it.
+pub async fn session_pair() -> (Session, Session) {
+    let a = Session::builder()
+        .environment(test_env())
+        .listen(["tcp/127.0.0.1:0"])
+        .connect(Vec::<String>::new())
+        .open()
+        .await
+        .unwrap();
+    let locator = a.locators().await.into_iter().next().unwrap();
+    let b = Session::builder()
+        .environment(test_env())
+        .listen(["tcp/127.0.0.1:0"])
+        .connect([locator])
+        .open()
+        .await
+        .unwrap();
+    (a, b)
 }
 
 /// Path of a file under `tests/data/`.
