@@ -24,7 +24,7 @@ use zshm::tools::latency::{Observation, Probe, ProbeReport, StampVerdict, Window
 use zshm::tools::sim_camera::SimCamera;
 
 use crate::cli::{self, NodeArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm cam-latency`.

@@ -13,7 +13,7 @@ use zshm::text::human_bytes;
 use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
 use crate::cli::{self, CloudArgs, NodeArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use zshm::tools::certs::{CertPlan, generate};
 
-use crate::outln;
+use crate::support::out::outln;
 
 /// `zshm certs`.
 #[derive(Debug, clap::Args)]

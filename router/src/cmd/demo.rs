@@ -19,8 +19,8 @@ use zshm::tools::latency::{ProbeReport, Summary};
 use zshm::tools::sim_camera::CameraSummary;
 
 use crate::cli::{self, CloudArgs};
-use crate::outln;
 use crate::support::children::{ChildProc, ChildRouter, Logs, PATIENCE, spawn, start_router, stop};
+use crate::support::out::outln;
 use crate::support::scrape::{self, Traffic};
 use crate::support::shutdown;
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use zshm::config::Environment;
 use zshm::tools::doctor::{self, Severity};
 
-use crate::outln;
+use crate::support::out::outln;
 
 /// `zshm doctor`.
 #[derive(Debug, clap::Args)]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use zshm::telemetry::exporter::Exporter;
 
 use crate::cli::SessionArgs;
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{metrics_http, session, shutdown};
 
 /// `zshm exporter`.

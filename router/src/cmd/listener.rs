@@ -10,7 +10,7 @@ use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{self, ChatterArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm listener`.

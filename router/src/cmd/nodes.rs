@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use crate::cli::GraphArgs;
-use crate::outln;
+use crate::support::out::outln;
 
 /// Prints one fully qualified node name per line.
 pub async fn run(args: GraphArgs) -> anyhow::Result<ExitCode> {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{self, RawStreamArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{MetricsArgs, SessionArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{metrics_http, session, shutdown};
 
 /// `zshm router`.

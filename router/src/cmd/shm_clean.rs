@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use crate::outln;
+use crate::support::out::outln;
 
 /// Cleans and says what it removed.
 pub fn run() -> anyhow::Result<ExitCode> {

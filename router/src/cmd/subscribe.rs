@@ -9,7 +9,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::cli::{self, RawStreamArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm sub`.

@@ -8,7 +8,7 @@ use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{self, ChatterArgs};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 

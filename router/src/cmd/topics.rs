@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use crate::cli::GraphArgs;
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{ZenohContext, session};
 
 /// The graph once, through a short-lived session.

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use crate::cli;
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::scrape::{self, Traffic};
 use crate::support::shutdown;
 

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Prints a line on stdout like `println!`; see the module documentation for a closed stdout.
-#[macro_export]
 macro_rules! outln {
     () => {
         $crate::support::out::line(format_args!(""))
@@ -19,6 +18,8 @@ macro_rules! outln {
         $crate::support::out::line(format_args!($($arg)*))
     };
 }
+
+pub(crate) use outln;
 
 /// Writes `args` and a newline on stdout (line-buffered, so the line leaves at once).
 pub fn line(args: std::fmt::Arguments<'_>) {

@@ -25,7 +25,7 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
 
     use super::shared::{Arrival, Collector, mono_ns, print_report, publish_paced};
 
-    use crate::outln;
+    use crate::support::out::outln;
 
     /// iceoryx2's errors are plain enums: keep their Debug text as the cause.
     fn iox<E: std::fmt::Debug>(what: &'static str) -> impl FnOnce(E) -> anyhow::Error {

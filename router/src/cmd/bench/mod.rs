@@ -3,7 +3,7 @@
 //! feature, iceoryx2) as baselines in the same run. Writes a Markdown report, CSV, JSON and SVG
 //! plots; the method and the results are in BENCHMARKS.md.
 
-use crate::outln;
+use crate::support::out::outln;
 
 mod iox;
 pub mod plan;

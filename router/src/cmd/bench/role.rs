@@ -19,7 +19,7 @@ use zshm::ros::{Node, NodeOptions};
 
 use super::plan::Mode;
 use super::shared::{Arrival, Collector, RoleArgs, mono_ns, print_report, publish_paced};
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::{ZenohContext, shutdown};
 
 /// Runs the role and prints its report as one JSON line.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::plan::Mode;
 use crate::cli;
-use crate::outln;
+use crate::support::out::outln;
 use crate::support::shutdown;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 

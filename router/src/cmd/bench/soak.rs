@@ -16,8 +16,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use zshm::tools::sim_camera::CameraSummary;
 use zshm::tools::soak::{ProbeLife, SoakReport, SoakSample};
 
-use crate::outln;
 use crate::support::children::{ChildProc, Logs, PATIENCE, spawn, start_router, stop};
+use crate::support::out::outln;
 
 /// How long a subscriber's run is allowed: far beyond any soak, it ends by signal.
 const PROBE_DURATION: &str = "31536000";
