@@ -24,6 +24,7 @@ use zshm::tools::latency::{Observation, Probe, ProbeReport, StampVerdict, Window
 use zshm::tools::sim_camera::SimCamera;
 
 use crate::cli::{self, NodeArgs};
+use crate::support::out::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm cam-latency`.
@@ -342,7 +343,7 @@ fn print_report(args: &Args, topic: &str, report: &WindowReport, final_summary: 
         let cpu = zshm::tools::usage::cpu_seconds();
         let line = ProbeReport::new(topic, report, final_summary, cpu);
         match serde_json::to_string(&line) {
-            Ok(line) => println!("{line}"),
+            Ok(line) => outln!("{line}"),
             Err(err) => tracing::error!("report not serialized: {err}"),
         }
         return;
@@ -352,9 +353,9 @@ fn print_report(args: &Args, topic: &str, report: &WindowReport, final_summary: 
         None => format!("no valid stamp among {} messages", report.received),
     };
     if final_summary {
-        println!("Summary over {:.1} s: {line}", report.seconds);
+        outln!("Summary over {:.1} s: {line}", report.seconds);
     } else {
-        println!("{line}");
+        outln!("{line}");
     }
     if args.verbose || final_summary {
         let (p50, p99, p999) =
@@ -362,7 +363,7 @@ fn print_report(args: &Args, topic: &str, report: &WindowReport, final_summary: 
                 .latency_ms
                 .map(|l| (l.p50, l.p99, l.p999))
                 .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
-        println!(
+        outln!(
             "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={} invalid_stamps={} shm={:.0}% lane={:.0}% size={}",
             report.received,
             report.lost,

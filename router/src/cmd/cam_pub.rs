@@ -13,6 +13,7 @@ use zshm::text::human_bytes;
 use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
 use crate::cli::{self, CloudArgs, NodeArgs};
+use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 
@@ -150,11 +151,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             cpu_seconds: zshm::tools::usage::cpu_seconds(),
             shm_status: node.session().shm_status().to_string(),
         };
-        println!("{}", serde_json::to_string(&summary)?);
+        outln!("{}", serde_json::to_string(&summary)?);
     } else {
-        println!(
+        outln!(
             "cam-pub: published {} clouds, {} through shared memory, {} failures",
-            total.published, total.shm, total.failures
+            total.published,
+            total.shm,
+            total.failures
         );
     }
     session::close(node.session()).await?;
@@ -187,7 +190,7 @@ async fn publish_cloud(
 
 fn print_rate(counts: &CameraCounts, elapsed: Duration, cloud_bytes: usize) {
     let seconds = elapsed.as_secs_f64();
-    println!(
+    outln!(
         "cam-pub: {} clouds in {seconds:.2} s ({:.1} Hz), {} each, shared memory {:.0}%, failures {}",
         counts.published,
         counts.published as f64 / seconds,

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use zshm::tools::certs::{CertPlan, generate};
 
+use crate::support::out::outln;
+
 /// `zshm certs`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -35,9 +37,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let written = generate(&args.out, &plan).context("cannot make the certificates")?;
     for path in &written {
-        println!("{}", path.display());
+        outln!("{}", path.display());
     }
-    println!(
+    outln!(
         "zshm certs: {} files in {} (keys and passwords mode 0600), valid {} days; \
          see configs/secure/ and the README's Security section",
         written.len(),

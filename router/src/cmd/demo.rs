@@ -22,6 +22,7 @@ use zshm::tools::sim_camera::CameraSummary;
 
 use crate::cli::{self, CloudArgs};
 use crate::support::children::{ChildProc, ChildRouter, Logs, PATIENCE, spawn, start_router, stop};
+use crate::support::out::outln;
 use crate::support::scrape::{self, Traffic};
 use crate::support::shutdown;
 
@@ -111,7 +112,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
     args.cloud.validate()?;
     let exe = std::env::current_exe().context("cannot find this program to start the demo's processes")?;
-    println!(
+    outln!(
         "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
          through zenoh's shared memory, then through the same-host lane, {} each.",
         args.cloud.width,
@@ -136,7 +137,7 @@ async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
         .filter_map(|(phase, result)| shm_verdict(phase.number, result))
         .collect();
     for verdict in &verdicts {
-        println!("\n{verdict}");
+        outln!("\n{verdict}");
     }
     Ok(if all && verdicts.is_empty() {
         ExitCode::SUCCESS
@@ -184,14 +185,14 @@ struct Running {
 
 impl Phase {
     async fn run(&self, exe: &Path, args: &Args) -> anyhow::Result<PhaseResult> {
-        println!(
+        outln!(
             "\nPhase {}/{}, {}: starting a router, the camera and the probe...",
             self.number,
             PHASES.len(),
             self.name
         );
         let mut running = self.start(exe, args).await?;
-        println!("  measuring for {}:", zshm::text::seconds(args.duration));
+        outln!("  measuring for {}:", zshm::text::seconds(args.duration));
         let probe = self.measure(&mut running.probe).await?;
         self.collect(running, probe).await
     }
@@ -213,7 +214,7 @@ impl Phase {
             .metrics_url
             .clone()
             .context("the router serves no metrics")?;
-        println!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
+        outln!("  router at {locator}, metrics at {metrics_url} (scrape it while the phase runs)");
         let before = scrape::traffic(&metrics_url).await?;
 
         let duration = args.duration.as_secs_f64().to_string();
@@ -268,7 +269,7 @@ impl Phase {
                 continue;
             };
             if let Some(latency) = &report.latency_ms {
-                println!(
+                outln!(
                     "  [{}]{} Mean : {:.2} ms | Std : {:.2} ms | Min : {:.2} ms | Max : {:.2} ms",
                     self.name,
                     if report.is_final { " whole phase:" } else { "" },
@@ -325,9 +326,9 @@ fn compare(phases: &[PhaseResult]) {
         return;
     };
     let names: Vec<&str> = phases.iter().map(|p| p.name).collect();
-    println!("\nComparison ({}):", names.join(" vs "));
+    outln!("\nComparison ({}):", names.join(" vs "));
     let header: String = names.iter().map(|n| format!(" {n:>14}")).collect();
-    println!("  {:<22}{header} {:>8}", "", "ratio");
+    outln!("  {:<22}{header} {:>8}", "", "ratio");
     type Pick = fn(&Summary) -> f64;
     let latencies: [(&str, Pick); 3] = [
         ("mean latency", |s| s.mean),
@@ -344,7 +345,7 @@ fn compare(phases: &[PhaseResult]) {
             (Some(a), Some(b)) if b > 0.0 => format!("{:.1}x", a / b),
             _ => "-".into(),
         };
-        println!("  {label:<22}{cells} {ratio:>8}");
+        outln!("  {label:<22}{cells} {ratio:>8}");
     }
     fn bytes(v: f64) -> String {
         human_bytes(v as u64)
@@ -360,8 +361,8 @@ fn compare(phases: &[PhaseResult]) {
     ];
     for (label, cell) in rows {
         let cells: String = phases.iter().map(|p| format!(" {:>14}", cell(p))).collect();
-        println!("  {label:<22}{cells}");
+        outln!("  {label:<22}{cells}");
     }
     let urls: Vec<&str> = phases.iter().map(|p| p.metrics_url.as_str()).collect();
-    println!("  metrics were served at {} during the phases", urls.join(", "));
+    outln!("  metrics were served at {} during the phases", urls.join(", "));
 }

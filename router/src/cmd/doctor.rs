@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use zshm::config::Environment;
 use zshm::tools::doctor::{self, Severity};
 
+use crate::support::out::outln;
+
 /// `zshm doctor`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,7 +32,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let checks = doctor::examine(&patient).await;
     let failures = checks.iter().filter(|c| c.severity == Severity::Fail).count();
     if args.json {
-        println!("{}", serde_json::json!({ "ok": failures == 0, "checks": checks }));
+        outln!("{}", serde_json::json!({ "ok": failures == 0, "checks": checks }));
     } else {
         for check in &checks {
             let mark = match check.severity {
@@ -38,15 +40,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Severity::Warn => "warn",
                 Severity::Fail => "FAIL",
             };
-            println!("{mark}  {:<24} {}", check.name, check.summary);
+            outln!("{mark}  {:<24} {}", check.name, check.summary);
             if let Some(fix) = &check.fix {
-                println!("      {:<24} fix: {fix}", "");
+                outln!("      {:<24} fix: {fix}", "");
             }
         }
         match failures {
-            0 => println!("Shared memory can work here."),
-            1 => println!("1 problem must be fixed."),
-            n => println!("{n} problems must be fixed."),
+            0 => outln!("Shared memory can work here."),
+            1 => outln!("1 problem must be fixed."),
+            n => outln!("{n} problems must be fixed."),
         }
     }
     Ok(if failures == 0 {

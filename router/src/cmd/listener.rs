@@ -11,6 +11,7 @@ use zshm::raw::DataPath;
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{self, ChatterArgs};
+use crate::support::out::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm listener`.
@@ -33,7 +34,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (counter, by_path, notify, count) = (heard.clone(), paths.clone(), done.clone(), args.chatter.count);
     let _subscription = node
         .create_subscription::<std_msgs::String>(&args.chatter.topic, QosProfile::default(), move |message| {
-            println!("I heard: [{}]", message.view());
+            outln!("I heard: [{}]", message.view());
             by_path[message.path() as usize].fetch_add(1, Ordering::Relaxed);
             if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
                 notify.notify_one();

@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::{self, RawStreamArgs};
+use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 
@@ -89,7 +90,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         "lane_status": session::lane_status_json(&session.lane_status()),
         "stats": session.stats().snapshot(),
     });
-    println!("{summary}");
+    outln!("{summary}");
     session::close(&session).await?;
     Ok(if interrupted {
         ExitCode::FAILURE

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::{MetricsArgs, SessionArgs};
+use crate::support::out::outln;
 use crate::support::{metrics_http, session, shutdown};
 
 /// `zshm router`.
@@ -45,7 +46,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             format!("off ({err:#})")
         })
     };
-    println!("Started Zenoh router with id {}", session.zid());
+    outln!("Started Zenoh router with id {}", session.zid());
     let (metrics, server) = match socket {
         Ok(socket) => {
             let url = format!("http://{}/metrics", socket.addr);
@@ -54,7 +55,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Err(off) => (off, None),
     };
-    println!(
+    outln!(
         "zshm router: listening on {}; config {}; shared memory {}; metrics {metrics}",
         session.locators().await.join(", "),
         session.config_source(),

@@ -9,6 +9,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::cli::{self, RawStreamArgs};
+use crate::support::out::outln;
 use crate::support::{session, shutdown};
 
 /// `zshm sub`.
@@ -86,7 +87,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         });
         (summary, completed && tally.corrupt == 0 && tally.duplicates == 0)
     };
-    println!("{summary}");
+    outln!("{summary}");
     session::close(&session).await?;
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

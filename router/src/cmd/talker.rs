@@ -8,6 +8,7 @@ use zshm::msgs::std_msgs;
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{self, ChatterArgs};
+use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
 
@@ -50,7 +51,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let message = std_msgs::String {
             data: format!("Hello World: {n}"),
         };
-        println!("Publishing: '{}'", message.data);
+        outln!("Publishing: '{}'", message.data);
         publisher.publish(&message).await?;
         if n == args.chatter.count {
             break;

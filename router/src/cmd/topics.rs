@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use crate::cli::GraphArgs;
+use crate::support::out::outln;
 use crate::support::{ZenohContext, session};
 
 /// The graph once, through a short-lived session.
@@ -21,10 +22,10 @@ pub async fn snapshot(args: &GraphArgs) -> anyhow::Result<zshm::ros::graph::Grap
 pub async fn run(args: GraphArgs) -> anyhow::Result<ExitCode> {
     let topics = snapshot(&args).await?.topics();
     if args.json {
-        println!("{}", serde_json::to_string(&topics)?);
+        outln!("{}", serde_json::to_string(&topics)?);
     } else {
         for topic in topics {
-            println!(
+            outln!(
                 "{} [{}] ({} publishers, {} subscribers)",
                 topic.name,
                 topic.types.join(", "),

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use crate::cli;
+use crate::support::out::outln;
 use crate::support::scrape::{self, Traffic};
 use crate::support::shutdown;
 
@@ -55,7 +56,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             0.0
         };
-        println!(
+        outln!(
             "loopback {:.2} MB/s | lane {lane:.2} MB/s | shm {shm:.2} MB/s | network payload {network:.2} MB/s | shared memory {share:.0}%",
             rate(|c| c.loopback)
         );

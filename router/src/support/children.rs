@@ -289,13 +289,17 @@ async fn stop_orphans(hurry: impl Future<Output = ()>) {
     let orphans: Vec<Child> =
         std::mem::take(&mut *ORPHANS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
     let mut hurry = std::pin::pin!(hurry);
+    // Once `hurry` resolved it must not be polled again, and the children left are killed at once.
+    let mut hurried = false;
     let deadline = tokio::time::Instant::now() + PATIENCE;
     for mut child in orphans {
         let pid = child.id();
-        tokio::select! {
-            _ = child.wait() => {}
-            _ = tokio::time::sleep_until(deadline) => {}
-            _ = &mut hurry => {}
+        if !hurried {
+            tokio::select! {
+                _ = child.wait() => {}
+                _ = tokio::time::sleep_until(deadline) => {}
+                _ = &mut hurry => hurried = true,
+            }
         }
         if !matches!(child.try_wait(), Ok(Some(_))) {
             tracing::warn!(pid, "a child did not stop in time: killed");

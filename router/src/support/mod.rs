@@ -4,6 +4,7 @@
 
 pub mod children;
 pub mod metrics_http;
+pub mod out;
 pub mod scrape;
 pub mod session;
 pub mod shutdown;

@@ -31,10 +31,14 @@ pub async fn open(args: &SessionArgs) -> anyhow::Result<zshm::Session> {
 pub async fn interruptible(builder: zshm::SessionBuilder) -> anyhow::Result<zshm::Session> {
     // zenoh's open blocks its thread while it retries a connection, so it runs in its own task
     // and this one stays free to see the signal.
-    let opening = tokio::spawn(builder.open());
+    let mut opening = tokio::spawn(builder.open());
     tokio::select! {
-        session = opening => Ok(session.context("the session opener stopped")??),
-        signal = super::shutdown::signal() => anyhow::bail!("{} received while opening the session", signal?),
+        session = &mut opening => Ok(session.context("the session opener stopped")??),
+        signal = super::shutdown::signal() => {
+            // Cancelled at its next wait, so that it never wakes in a runtime shutting down.
+            opening.abort();
+            anyhow::bail!("{} received while opening the session", signal?)
+        }
     }
 }
 

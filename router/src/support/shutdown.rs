@@ -24,7 +24,7 @@ struct Received {
     count: u32,
 }
 
-static SHUTDOWN: OnceLock<watch::Receiver<Received>> = OnceLock::new();
+static SHUTDOWN: OnceLock<watch::Sender<Received>> = OnceLock::new();
 
 /// Catches SIGINT and SIGTERM from now on, so that a signal arriving before a subcommand waits
 /// for it still ends the subcommand cleanly instead of killing the process.
@@ -32,7 +32,11 @@ pub fn install() -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
-    let (tx, rx) = watch::channel(Received::default());
+    let (tx, _) = watch::channel(Received::default());
+    SHUTDOWN
+        .set(tx)
+        .map_err(|_| anyhow::anyhow!("signal handler installed twice"))?;
+    let tx = SHUTDOWN.get().context("signal handler lost")?;
     tokio::spawn(async move {
         loop {
             let name = tokio::select! {
@@ -49,9 +53,21 @@ pub fn install() -> anyhow::Result<()> {
             }
         }
     });
-    SHUTDOWN
-        .set(rx)
-        .map_err(|_| anyhow::anyhow!("signal handler installed twice"))
+    Ok(())
+}
+
+/// Asks the program to stop as a first signal would, for a reason that is not a signal (a
+/// closed stdout, see `out`). Does nothing once a signal came.
+pub fn request(reason: &'static str) {
+    if let Some(tx) = SHUTDOWN.get() {
+        tx.send_if_modified(|received| {
+            let first = received.count == 0;
+            if first {
+                (received.first, received.count) = (Some(reason), 1);
+            }
+            first
+        });
+    }
 }
 
 /// If the program has not ended [`GRACE`] after the second signal (a shutdown that hangs), kills
@@ -74,7 +90,10 @@ fn last_resort() {
 }
 
 async fn wait_for(count: u32) -> anyhow::Result<&'static str> {
-    let mut rx = SHUTDOWN.get().context("signal handler not installed")?.clone();
+    let mut rx = SHUTDOWN
+        .get()
+        .context("signal handler not installed")?
+        .subscribe();
     let received = rx.wait_for(|r| r.count >= count).await?;
     received.first.context("a signal was counted without its name")
 }

@@ -14,32 +14,13 @@ use zshm::ros::qos::{QosProfile, Reliability};
 use zshm::ros::{Node, NodeOptions};
 use zshm::stats::QueueOverflow;
 
-use crate::test_env;
+use crate::{session_pair_in, test_env};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
-async fn session_pair() -> (Session, Session) {
+/// Two sessions talking through zenoh only: what these tests check is zenoh's receive path.
+async fn zenoh_pair() -> (Session, Session) {
     session_pair_in(test_env().with("ZSHM_LANE", "off")).await
-}
-
-/// Two sessions of this process in `env` (with a lane domain, they talk through the lane).
-async fn session_pair_in(env: zshm::config::Environment) -> (Session, Session) {
-    let a = Session::builder()
-        .environment(env.clone())
-        .listen(["tcp/127.0.0.1:0"])
-        .connect(Vec::<String>::new())
-        .open()
-        .await
-        .unwrap();
-    let locator = a.locators().await.into_iter().next().unwrap();
-    let b = Session::builder()
-        .environment(env)
-        .listen(["tcp/127.0.0.1:0"])
-        .connect([locator])
-        .open()
-        .await
-        .unwrap();
-    (a, b)
 }
 
 fn text(n: usize) -> std_msgs::String {
@@ -53,7 +34,7 @@ fn text(n: usize) -> std_msgs::String {
 /// its `depth` newest samples, counting the others.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocked_callback_does_not_stall_other_topics_and_its_drops_are_counted() {
-    a_blocked_callback_body(session_pair().await).await;
+    a_blocked_callback_body(zenoh_pair().await).await;
 }
 
 /// The same through the same-host lane: its samples go through the same bounded queue, so a
@@ -148,7 +129,7 @@ async fn a_blocked_callback_body((a, b): (Session, Session)) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_raw_subscription_nobody_reads_does_not_stall_the_link() {
     use zshm::raw::{PublisherOptions, SUBSCRIPTION_QUEUE};
-    let (a, b) = session_pair().await;
+    let (a, b) = zenoh_pair().await;
     let unread = b.declare_subscription("it/unread").await.unwrap();
     let read = b.declare_subscription("it/read").await.unwrap();
     let flood = a
@@ -232,7 +213,7 @@ fn file_behind(address: usize) -> (String, u64) {
 /// callback reads them. The callback must get the validated view, not a panic.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_publisher_rewriting_its_buffer_after_publishing_cannot_panic_the_subscriber() {
-    let (a, b) = session_pair().await;
+    let (a, b) = zenoh_pair().await;
     assert!(a.shm_status().is_active() && b.shm_status().is_active());
     let camera = Node::new(&a, "camera", NodeOptions::default()).await.unwrap();
     let viewer = Node::new(&b, "viewer", NodeOptions::default()).await.unwrap();

@@ -20,6 +20,7 @@ mod layers;
 // The same-host lane: paths, switching, QoS, lane off.
 mod lane;
 
+use zshm::Session;
 use zshm::config::Environment;
 
 /// An environment that skips the router check (these tests open routers themselves).
@@ -32,6 +33,31 @@ pub fn test_env() -> Environment {
         zshm::shm::cleanup_orphaned_segments();
     });
     Environment::empty().with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+}
+
+/// Two peer sessions: the first listens on an ephemeral port, the second connects to it.
+pub async fn session_pair() -> (Session, Session) {
+    session_pair_in(test_env()).await
+}
+
+/// [`session_pair`] in `env` (with a lane domain of `lane::Domain`, they talk through the lane).
+pub async fn session_pair_in(env: Environment) -> (Session, Session) {
+    let a = Session::builder()
+        .environment(env.clone())
+        .listen(["tcp/127.0.0.1:0"])
+        .connect(Vec::<String>::new())
+        .open()
+        .await
+        .unwrap();
+    let locator = a.locators().await.into_iter().next().unwrap();
+    let b = Session::builder()
+        .environment(env)
+        .listen(["tcp/127.0.0.1:0"])
+        .connect([locator])
+        .open()
+        .await
+        .unwrap();
+    (a, b)
 }
 
 /// Path of a file under `tests/data/`.

@@ -14,29 +14,9 @@ use zshm::ros::qos::{Durability, QosProfile};
 use zshm::ros::{Node, NodeOptions};
 use zshm::stats::DropReason;
 
-use crate::test_env;
+use crate::{session_pair, test_env};
 
 const DEADLINE: Duration = Duration::from_secs(30);
-
-/// Two peer sessions: the first listens on an ephemeral port, the second connects to it.
-async fn session_pair() -> (Session, Session) {
-    let a = Session::builder()
-        .environment(test_env())
-        .listen(["tcp/127.0.0.1:0"])
-        .connect(Vec::<String>::new())
-        .open()
-        .await
-        .unwrap();
-    let locator = a.locators().await.into_iter().next().unwrap();
-    let b = Session::builder()
-        .environment(test_env())
-        .listen(["tcp/127.0.0.1:0"])
-        .connect([locator])
-        .open()
-        .await
-        .unwrap();
-    (a, b)
-}
 
 fn cloud_shape(width: u32) -> PointCloud2 {
     PointCloud2 {

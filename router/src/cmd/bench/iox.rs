@@ -15,6 +15,8 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
 
     use super::shared::{Arrival, Collector, mono_ns, print_report, publish_paced};
 
+    use crate::support::out::outln;
+
     /// iceoryx2's errors are plain enums: keep their Debug text as the cause.
     fn iox<E: std::fmt::Debug>(what: &'static str) -> impl FnOnce(E) -> anyhow::Error {
         move |err| anyhow::anyhow!("iceoryx2 {what}: {err:?}")
@@ -81,7 +83,7 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
 
     let subscriber = service.subscriber_builder().create().map_err(iox("subscriber"))?;
     let listener = event.listener_builder().create().map_err(iox("listener"))?;
-    println!("ready");
+    outln!("ready");
     let mut collector = Collector::new(&args);
     'outer: while Instant::now() < deadline {
         // Sleeps until the publisher's event (or 100 ms, to notice the deadline).

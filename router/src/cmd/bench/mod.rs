@@ -3,6 +3,8 @@
 //! feature, iceoryx2) as baselines in the same run. Writes a Markdown report, CSV, JSON and SVG
 //! plots; the method and the results are in BENCHMARKS.md.
 
+use crate::support::out::outln;
+
 mod iox;
 pub mod plan;
 mod plot;
@@ -113,8 +115,8 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
 
     let markdown = report::write_all(&args.out, &results, args)?;
     plot::write_all(&args.out, &results)?;
-    println!("{markdown}");
-    println!(
+    outln!("{markdown}");
+    outln!(
         "Results in {}: results.md, results.csv, results.json, latency_vs_payload.svg, latency_vs_subscribers.svg",
         args.out.display()
     );

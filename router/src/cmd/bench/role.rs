@@ -19,6 +19,7 @@ use zshm::ros::{Node, NodeOptions};
 
 use super::plan::Mode;
 use super::shared::{Arrival, Collector, RoleArgs, mono_ns, print_report, publish_paced};
+use crate::support::out::outln;
 use crate::support::{ZenohContext, shutdown};
 
 /// Runs the role and prints its report as one JSON line.
@@ -276,7 +277,7 @@ async fn zenoh_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
 
 /// Prints `ready`, then gathers arrivals until the last measured one, the timeout or a signal.
 async fn collect(rx: flume::Receiver<Arrival>, args: &RoleArgs) -> anyhow::Result<ExitCode> {
-    println!("ready");
+    outln!("ready");
     let mut collector = Collector::new(args);
     let deadline = tokio::time::sleep(args.timeout);
     tokio::pin!(deadline);

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::plan::Mode;
 use crate::cli;
+use crate::support::out::outln;
 use crate::support::shutdown;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 
@@ -96,7 +97,7 @@ pub struct PubReport {
 
 /// Prints a report as the one JSON line `zshm bench` reads.
 pub fn print_report(report: &impl serde::Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string(report)?);
+    outln!("{}", serde_json::to_string(report)?);
     Ok(())
 }
 

@@ -17,6 +17,7 @@ use zshm::tools::sim_camera::CameraSummary;
 use zshm::tools::soak::{ProbeLife, SoakReport, SoakSample};
 
 use crate::support::children::{ChildProc, Logs, PATIENCE, spawn, start_router, stop};
+use crate::support::out::outln;
 
 /// How long a subscriber's run is allowed: far beyond any soak, it ends by signal.
 const PROBE_DURATION: &str = "31536000";
@@ -183,8 +184,8 @@ pub async fn run(
     let markdown = report.markdown();
     std::fs::write(out.join("soak.md"), &markdown).context("soak.md")?;
     std::fs::write(out.join("soak.json"), serde_json::to_string_pretty(&report)?).context("soak.json")?;
-    println!("{markdown}");
-    println!("{}", serde_json::to_string(&report)?);
+    outln!("{markdown}");
+    outln!("{}", serde_json::to_string(&report)?);
     Ok(if report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -189,8 +189,26 @@ fn demo_on_a_second_signal_kills_its_children_at_once_and_still_cleans_up() {
     demo.signal_process(Signal::SIGTERM);
     let (code, _) = demo.wait_exit_within(STOP_WITHIN);
     assert!(code == 1 || code == 130, "{}", demo.dump());
+    // A probe whose stdout demo stopped reading once printed into the closed pipe and panicked.
+    assert!(!demo.stderr().contains("panicked"), "{}", demo.dump());
     assert!(group_is_empty(demo.pid()), "a child of demo is still running");
     assert_eq!(ns.segments(), [], "{}", demo.dump());
+}
+
+/// A reader that goes away (`zshm talker | head -n 3`) stops the command the way SIGTERM does:
+/// exit 0, no panic (`println!` used to panic on the closed pipe, exit 101).
+#[test]
+fn a_closed_stdout_stops_a_printing_command_cleanly() {
+    let script = format!(
+        "{} talker -e {NOWHERE} --rate 20 | head -n 3; echo \"talker exit ${{PIPESTATUS[0]}}\"",
+        crate::support::ZSHM
+    );
+    let mut shell = crate::support::Spawn::program("talker | head", "bash", &["-c", &script]).start();
+    let (code, _) = shell.wait_exit_within(STOP_WITHIN);
+    assert_eq!(code, 0, "{}", shell.dump());
+    assert_eq!(shell.stdout().len(), 4, "{}", shell.dump());
+    assert_eq!(shell.stdout()[3], "talker exit 0", "{}", shell.dump());
+    assert!(!shell.stderr().contains("panicked"), "{}", shell.dump());
 }
 
 /// Regression test for issue 11 ("SHM leaks on error paths"): the camera dies in the shared-memory
