@@ -1,13 +1,13 @@
-//! [`ShmPool`]: a session's SHM pool, created by the first loan and sized from what is
-//! published, with a bounded reclaim-and-retry and a counted fallback. It never blocks for long.
+//! [`ShmPool`]: a session's SHM pool, with a bounded reclaim-and-retry and a counted fallback. It
+//! never blocks for long.
 //!
-//! A node that never publishes a message at or above the threshold never creates a pool, so it
-//! pins nothing in /dev/shm and locks nothing in RAM (zenoh `mlock`s every segment it creates).
-//! The first loan creates a pool of [`POOL_MESSAGES`] messages of its size (at least
-//! [`MIN_POOL`], at most the configured size); a larger message, or a pool that readers keep
-//! full, replaces it by one at least twice as big, up to the configured size. The replaced pools
-//! stay until their buffers come back (zenoh's receivers keep every segment they ever mapped,
-//! docs/zenoh-shm.md): doubling bounds what they cost to the size of the last one.
+//! The session creates the pool when it opens, at the configured size ([`ShmPool::create_now`]):
+//! the first message does not pay for it, and a pool exists and is locked before /dev/shm can
+//! fill up (docs/RELIABILITY.md relies on both). Should it be missing, the first loan creates one
+//! of [`POOL_MESSAGES`] messages of its size (at least [`MIN_POOL`], at most the configured
+//! size), and a larger message later replaces it by one at least twice as big; zenoh's receivers
+//! keep every segment they ever mapped (docs/zenoh-shm.md), so doubling bounds what the old pools
+//! cost them to the size of the last one.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,14 +19,15 @@ use zenoh::shm::{
     ZShmMut,
 };
 
+use super::ShmUnavailable;
 use crate::stats::{LoanFallback, SessionStats};
 
 /// How long one loan may wait for readers to release buffers before using the heap. A 15 Hz
 /// camera has 66 ms between frames; waiting longer would delay the next frame instead.
 pub const RETRY_BUDGET: Duration = Duration::from_millis(50);
 
-/// Messages of the size that created it a first pool holds; it grows when readers keep it full.
-pub const POOL_MESSAGES: usize = 2;
+/// Messages of the size that created it a pool holds (the camera's 7 MiB clouds: 0.5 s at 15 Hz).
+pub const POOL_MESSAGES: usize = 8;
 
 /// The smallest pool created.
 pub const MIN_POOL: usize = 1 << 20;
@@ -36,18 +37,11 @@ const ALLOCATOR_HEADROOM: usize = 64 << 10;
 
 type Provider = Arc<ShmProvider<PosixShmProviderBackend>>;
 
-/// The pool loans come from now, and the ones it replaced.
-#[derive(Debug, Default)]
-struct Pools {
-    current: Option<(Provider, usize)>,
-    retired: Vec<Provider>,
-}
-
 /// The pool a session's loans come from.
 #[derive(Debug)]
 pub struct ShmPool {
     max_size: usize,
-    pools: Mutex<Pools>,
+    current: Mutex<Option<(Provider, usize)>>,
     stats: Arc<SessionStats>,
     warned: [AtomicBool; LoanFallback::ALL.len()],
     reclaimed_warned: AtomicBool,
@@ -57,14 +51,29 @@ impl ShmPool {
     pub(crate) fn new(max_size: usize, stats: Arc<SessionStats>) -> Self {
         Self {
             max_size,
-            pools: Mutex::default(),
+            current: Mutex::new(None),
             stats,
             warned: Default::default(),
             reclaimed_warned: AtomicBool::new(false),
         }
     }
 
-    /// The pool's size in bytes now: 0 until the first loan.
+    /// Creates the pool now, at the configured size (the session does this when it opens).
+    pub(crate) fn create_now(&self) -> Result<(), ShmUnavailable> {
+        let mut current = self.current.lock().expect("no panics while holding the pool");
+        if current.is_none() {
+            let provider = ShmProviderBuilder::default_backend(self.max_size)
+                .wait()
+                .map_err(|err| ShmUnavailable::PoolCreationFailed {
+                    error: crate::text::tidy(&err.to_string()),
+                })?;
+            tracing::debug!(size = self.max_size, "SHM pool created");
+            *current = Some((Arc::new(provider), self.max_size));
+        }
+        Ok(())
+    }
+
+    /// The pool's size in bytes now: 0 until it is created.
     pub fn size(&self) -> usize {
         self.current().map_or(0, |(_, size)| size)
     }
@@ -89,24 +98,21 @@ impl ShmPool {
     }
 
     fn current(&self) -> Option<(Provider, usize)> {
-        self.pools
+        self.current
             .lock()
             .expect("no panics while holding the pool")
-            .current
             .clone()
     }
 
-    /// The pool for a message of `len` bytes, created or grown first when needed (`full`: the
-    /// current one had no room left). `None` when it is full at the configured size already.
-    fn provider_for(&self, len: usize, full: bool) -> Result<Option<Provider>, LoanFallback> {
-        let mut pools = self.pools.lock().expect("no panics while holding the pool");
+    /// The pool for a message of `len` bytes, created or grown first when needed.
+    fn provider_for(&self, len: usize) -> Result<Provider, LoanFallback> {
+        let mut current = self.current.lock().expect("no panics while holding the pool");
         let wanted = (len.saturating_mul(POOL_MESSAGES) + ALLOCATOR_HEADROOM)
             .max(MIN_POOL)
             .min(self.max_size);
-        let size = match pools.current.as_ref() {
-            Some((_, size)) if full && *size == self.max_size => return Ok(None),
-            Some((provider, size)) if !full && (*size >= wanted || *size == self.max_size) => {
-                return Ok(Some(provider.clone()));
+        let size = match current.as_ref() {
+            Some((provider, size)) if *size >= wanted || *size == self.max_size => {
+                return Ok(provider.clone());
             }
             Some((_, size)) => wanted.max(size.saturating_mul(2)).min(self.max_size),
             None => wanted,
@@ -117,17 +123,15 @@ impl ShmPool {
         })?;
         tracing::debug!(size, "SHM pool created");
         let provider = Arc::new(provider);
-        if let Some((old, _)) = pools.current.replace((provider.clone(), size)) {
-            pools.retired.push(old); // its buffers may still be in flight
-        }
-        Ok(Some(provider))
+        *current = Some((provider.clone(), size));
+        Ok(provider)
     }
 
     async fn try_alloc(&self, len: usize) -> Result<ZShmMut, LoanFallback> {
         if len > self.max_size {
             return Err(LoanFallback::LargerThanPool);
         }
-        let mut provider = self.provider_for(len, false)?.ok_or(LoanFallback::AllocFailed)?;
+        let provider = self.provider_for(len)?;
         let started = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
@@ -135,11 +139,6 @@ impl ShmPool {
             match provider.alloc(len).with_policy::<GarbageCollect>().wait() {
                 Ok(buffer) => return Ok(buffer),
                 Err(ZLayoutAllocError::Alloc(ZAllocError::OutOfMemory | ZAllocError::NeedDefragment)) => {
-                    // Readers hold every buffer: a bigger pool first, while it may grow.
-                    if let Some(bigger) = self.provider_for(len, true)? {
-                        provider = bigger;
-                        continue;
-                    }
                     if started.elapsed() + pause > RETRY_BUDGET {
                         return self
                             .reclaim_from_dead_readers(&provider, len)
