@@ -10,7 +10,7 @@
 //! 3. open; if that fails with SHM on, reopen once with SHM off;
 //! 4. for nodes, check for a router `ZENOH_ROUTER_CHECK_ATTEMPTS` times, as rmw_zenoh does.
 //!
-//! The SHM pool is created by the first loan that needs it ([`crate::shm::ShmPool`]), and the
+//! The SHM pool is created at open, at its configured size ([`crate::shm::ShmPool`]), and the
 //! same-host lane's iceoryx2 node by the first ROS endpoint ([`Session::lane_status`]).
 //! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`] or
 //! [`Session::lane_status`].
@@ -155,13 +155,19 @@ impl SessionBuilder {
         };
 
         let stats = Arc::new(SessionStats::default());
-        let (shm_status, pool) = match verdict {
-            Ok(()) => (
+        // The pool is created now: the first message does not pay for it, and it is locked before
+        // /dev/shm can fill up.
+        let pool = verdict.and_then(|()| {
+            let pool = ShmPool::new(settings.pool_size, stats.clone());
+            pool.create_now().map(|()| pool)
+        });
+        let (shm_status, pool) = match pool {
+            Ok(pool) => (
                 ShmStatus::Active {
                     pool_size: settings.pool_size,
                     threshold: settings.message_size_threshold,
                 },
-                Some(Arc::new(ShmPool::new(settings.pool_size, stats.clone()))),
+                Some(Arc::new(pool)),
             ),
             Err(reason) => {
                 log_unavailable(&reason);
