@@ -20,7 +20,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 /// Two sessions talking through zenoh only: what these tests check is zenoh's receive path.
 async fn zenoh_pair() -> (Session, Session) {
-    session_pair_in(test_env().with("ZSHM_LANE", "off")).await
+    session_pair_in(test_env()).await
 }
 
 fn text(n: usize) -> std_msgs::String {

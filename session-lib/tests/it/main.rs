@@ -23,7 +23,9 @@ mod lane;
 use zshm::Session;
 use zshm::config::Environment;
 
-/// An environment that skips the router check (these tests open routers themselves).
+/// An environment that skips the router check (these tests open routers themselves), with the
+/// same-host lane off: these sessions share one process, and what most tests check is zenoh's
+/// path. The lane's tests turn it on in a private domain (`lane::Domain::env`).
 ///
 /// The first call also removes /dev/shm segments that earlier test runs left behind: this
 /// process's own segments stay mapped until it exits, so the next test binary removes them.
@@ -32,7 +34,9 @@ pub fn test_env() -> Environment {
     ONCE.call_once(|| {
         zshm::shm::cleanup_orphaned_segments();
     });
-    Environment::empty().with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+    Environment::empty()
+        .with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")
+        .with("ZSHM_LANE", "off")
 }
 
 /// Two peer sessions: the first listens on an ephemeral port, the second connects to it.

@@ -34,7 +34,9 @@ impl Domain {
     }
 
     pub fn env(&self) -> Environment {
-        test_env().with("ZSHM_LANE_ROOT", &self.root.display().to_string())
+        test_env()
+            .with("ZSHM_LANE", "on")
+            .with("ZSHM_LANE_ROOT", &self.root.display().to_string())
     }
 }
 
