@@ -11,6 +11,12 @@ use super::domain::{self, LaneSettings};
 use super::status::LaneUnavailable;
 use crate::stats::SessionStats;
 
+/// Free space /dev/shm must have for the lane to start. iceoryx2 sizes its segments when it
+/// creates them but tmpfs gives pages only when they are first written, and a write to a full
+/// tmpfs kills the process (SIGBUS): with /dev/shm (nearly) full, the lane stays off and the
+/// session uses zenoh, which says why.
+pub const MIN_FREE_DEV_SHM: u64 = 16 << 20;
+
 /// One process's (one session's) presence in the lane domain.
 #[derive(Debug)]
 pub struct LaneContext {
@@ -31,7 +37,7 @@ impl LaneContext {
         if let Some(off) = &settings.off {
             return Err(off.clone());
         }
-        crate::shm::preflight::check_dev_shm(dev_shm, 0).map_err(|reason| {
+        crate::shm::preflight::check_dev_shm(dev_shm, MIN_FREE_DEV_SHM).map_err(|reason| {
             LaneUnavailable::DevShmUnusable {
                 error: reason.to_string(),
             }
