@@ -50,9 +50,11 @@ impl PrivateShm {
         ["nsenter", "-t", &pid, "-m", "--"].map(String::from).to_vec()
     }
 
-    /// `zshm <args>` in this namespace.
+    /// `zshm <args>` in this namespace, with the same-host lane off: these tests follow zenoh's
+    /// segments and pool (a slow reader holding the pool, /dev/shm filling up), which zshm nodes
+    /// of one host would otherwise bypass through the lane.
     pub fn zshm(&self, name: &str, args: &[&str]) -> Spawn {
-        Spawn::wrapped(name, &self.wrapper(), args)
+        Spawn::wrapped(name, &self.wrapper(), args).env("ZSHM_LANE", "off")
     }
 
     /// The directory, as seen from the test process.
