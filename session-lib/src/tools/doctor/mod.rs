@@ -4,8 +4,8 @@
 //! workshop's mistakes): configs that do not load or enable SHM on one side only, a missing,
 //! read-only or small /dev/shm (Docker's default is 64 MB), a locked-memory limit below the pool
 //! (zenoh mlocks every segment), stale segments, no router, a bad `ROS_DOMAIN_ID`, and a wall
-//! clock that cannot timestamp latency ([`machine`]); and the security posture of both configs:
-//! authentication, the TLS files, a router open to the network, access control ([`security`]).
+//! clock that cannot timestamp latency (`machine.rs`); and the security posture of both configs:
+//! authentication, the TLS files, a router open to the network, access control (`security.rs`).
 
 mod machine;
 mod security;
