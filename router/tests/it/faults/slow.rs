@@ -7,19 +7,10 @@ use nix::sys::signal::Signal;
 
 use super::{json_lines, wait_for_windows, windows};
 use crate::support::procfs::rss_bytes;
-use crate::support::{DEADLINE, Router, Spawn};
+use crate::support::{DEADLINE, Router, Spawn, http_get};
 
 /// 1024 x 171 points: 4 MiB clouds.
 const CLOUD_4_MIB: [&str; 4] = ["--width", "1024", "--height", "171"];
-
-fn http_get(url: &str) -> String {
-    ureq::get(url)
-        .call()
-        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
-        .body_mut()
-        .read_to_string()
-        .unwrap()
-}
 
 /// The highest `zshm_subscription_dropped_total{qos="keep_last_reliable"}` of the probes in the
 /// router's scrape: the slow probe's count is there only if the slow process answered the
