@@ -19,6 +19,9 @@ use zshm::tools::soak::{ProbeLife, SoakReport, SoakSample};
 use crate::support::children::{ChildProc, Logs, PATIENCE, spawn, start_router, stop};
 use crate::support::out::outln;
 
+/// The camera's rate (`cam-pub --rate`), clouds per second.
+const CAMERA_RATE: f64 = 15.0;
+
 /// How long a subscriber's run is allowed: far beyond any soak, it ends by signal.
 const PROBE_DURATION: &str = "31536000";
 
@@ -130,7 +133,20 @@ pub async fn run(
     let locator = router.locator.clone();
     let steady = Probe::start(exe, &locator, "steady", since())?;
     let mut restarted = Some(Probe::start(exe, &locator, "restarted", since())?);
-    let mut camera = spawn(exe, &["cam-pub", "-e", &locator, "--json"], &[], Logs::Hidden)?;
+    // The camera publishes a count and ends by itself: it then lingers until its subscribers
+    // have the last clouds, where a signal would close it at once and could cut them off.
+    let clouds = (duration.as_secs_f64() * CAMERA_RATE).ceil().max(1.0).to_string();
+    let camera_args = [
+        "cam-pub",
+        "-e",
+        &locator,
+        "--json",
+        "--rate",
+        &CAMERA_RATE.to_string(),
+        "--count",
+        &clouds,
+    ];
+    let mut camera = spawn(exe, &camera_args, &[], Logs::Hidden)?;
     let camera_summary = camera.drain_json()?;
 
     let sample_every = (restart_every / 6).clamp(Duration::from_secs(1), Duration::from_secs(10));
@@ -158,7 +174,13 @@ pub async fn run(
         }
     }
 
-    stop(&mut camera).await;
+    // Its last cloud is due about now; it lingers at most `cam-pub`'s 5 s for the subscribers.
+    if tokio::time::timeout(PATIENCE + Duration::from_secs(5), camera.wait())
+        .await
+        .is_err()
+    {
+        stop(&mut camera).await;
+    }
     let camera: CameraSummary = tokio::time::timeout(PATIENCE, camera_summary)
         .await
         .context("the camera's stdout did not close")??
