@@ -7,14 +7,13 @@ use std::os::unix::fs::FileExt;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use zshm::Session;
 use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
 use zshm::msgs::std_msgs::{self, Header};
 use zshm::ros::qos::{QosProfile, Reliability};
 use zshm::ros::{Node, NodeOptions};
 use zshm::stats::QueueOverflow;
 
-use crate::{session_pair, test_env};
+use crate::session_pair;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 

@@ -4,7 +4,6 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use zshm::Session;
 use zshm::msgs::Message;
 use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
 use zshm::msgs::std_msgs::{self, Header};
@@ -14,7 +13,7 @@ use zshm::ros::qos::{Durability, QosProfile};
 use zshm::ros::{Node, NodeOptions};
 use zshm::stats::DropReason;
 
-use crate::{session_pair, test_env};
+use crate::session_pair;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
