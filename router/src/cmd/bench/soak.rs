@@ -30,7 +30,7 @@ const PROBE_DURATION: &str = "31536000";
 struct Tally {
     received: u64,
     lost: u64,
-    final_line: Option<(u64, u64)>,
+    final_line: Option<(u64, u64, u64)>,
 }
 
 /// One subscriber process, with its stdout read as it goes.
@@ -68,7 +68,7 @@ impl Probe {
                 };
                 let mut tally = sink.lock().unwrap_or_else(|p| p.into_inner());
                 if report.is_final {
-                    tally.final_line = Some((report.received, report.lost));
+                    tally.final_line = Some((report.received, report.lost, report.before_first));
                 } else {
                     tally.received += report.received;
                     tally.lost += report.lost;
@@ -94,13 +94,14 @@ impl Probe {
         let _ = tokio::time::timeout(PATIENCE, &mut self.reader).await;
         let tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
         // A killed process never prints its summary: its closed windows are what is known.
-        let (received, lost) = tally.final_line.unwrap_or((tally.received, tally.lost));
+        let (received, lost, before_first) = tally.final_line.unwrap_or((tally.received, tally.lost, 0));
         ProbeLife {
             role: self.role.to_owned(),
             started_at: self.started_at,
             ended_by: if kill { "SIGKILL" } else { "end" }.to_owned(),
             received,
             lost,
+            before_first,
         }
     }
 }
