@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use super::{json_lines, wait_for_windows, windows};
+use super::{json_lines, wait_for_windows, windowed_probe, windows};
 use crate::support::procfs::rss_bytes;
 use crate::support::{DEADLINE, Router, Spawn, http_get};
 
@@ -32,16 +32,7 @@ fn slow_drops(metrics: &str) -> Option<f64> {
 fn a_slow_subscriber_at_4_mib_and_30_hz_drops_counted_and_stalls_nothing_else() {
     let router = Router::start(&[]);
     let e = router.locator.as_str();
-    let probe = [
-        "cam-latency",
-        "-e",
-        e,
-        "--json",
-        "--window",
-        "1",
-        "--duration",
-        "600",
-    ];
+    let probe = windowed_probe(e);
     let mut slow = Spawn::zshm("slow", &[&probe[..], &["--callback-delay", "0.25"]].concat()).start();
     let mut fast = Spawn::zshm("fast", &probe).start();
     let camera_args = [&["cam-pub", "-e", e, "--rate", "30", "--json"][..], &CLOUD_4_MIB].concat();
