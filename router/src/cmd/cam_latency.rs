@@ -165,7 +165,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             if !std::mem::replace(&mut path_said, true) {
                 say_which_path(node.session(), &report);
             }
-            print_report(&args, &topic, &report, false);
+            print_report(&args, &topic, &report, None);
         }
         if args.count.is_some_and(|count| probe.received() >= count) {
             break;
@@ -182,7 +182,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let bounded = args.count.is_some() || args.duration.is_some();
     if bounded {
-        print_report(&args, &topic, &total, true);
+        print_report(&args, &topic, &total, Some(probe.before_first()));
     }
     session::close(node.session()).await?;
     let corrupt = corrupt.load(Ordering::Relaxed);
@@ -338,10 +338,15 @@ fn report_implausible(verdict: StampVerdict, latency_ns: i64) {
     }
 }
 
-fn print_report(args: &Args, topic: &str, report: &WindowReport, final_summary: bool) {
+/// Prints a window, or with `before_first` (see [`ProbeReport::before_first`]) the final summary.
+fn print_report(args: &Args, topic: &str, report: &WindowReport, before_first: Option<u64>) {
+    let final_summary = before_first.is_some();
     if args.json {
         let cpu = zshm::tools::usage::cpu_seconds();
-        let line = ProbeReport::new(topic, report, final_summary, cpu);
+        let line = ProbeReport {
+            before_first: before_first.unwrap_or(0),
+            ..ProbeReport::new(topic, report, final_summary, cpu)
+        };
         match serde_json::to_string(&line) {
             Ok(line) => outln!("{line}"),
             Err(err) => tracing::error!("report not serialized: {err}"),

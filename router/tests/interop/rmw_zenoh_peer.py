@@ -114,6 +114,11 @@ class RosPeer:
         config.insert_json5("connect/endpoints", json.dumps([connect]))
         config.insert_json5("listen/endpoints", '["tcp/127.0.0.1:0"]')
         config.insert_json5("scouting/multicast/enabled", "false")
+        # As rmw_zenoh's session config: of two peers, only the one with the greater ZID connects.
+        # With zenoh's default ("always") both connect at once when the other side follows this
+        # rule, and under usrpwd that double handshake can leave them with no link at all.
+        config.insert_json5("scouting/gossip/autoconnect_strategy",
+                            '{"peer": {"to_router": "always", "to_peer": "greater-zid"}}')
         config.insert_json5("timestamping/enabled", '{"router": true, "peer": true, "client": true}')
         for setting in settings:  # KEY=JSON5, like one pair of rmw_zenoh's ZENOH_CONFIG_OVERRIDE
             key, _, value = setting.partition("=")

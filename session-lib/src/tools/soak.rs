@@ -47,6 +47,10 @@ pub struct ProbeLife {
     pub received: u64,
     /// Clouds missing (sequence gaps).
     pub lost: u64,
+    /// Clouds published before the first one it received (from its final report; 0 for a
+    /// killed subscriber, which prints none).
+    #[serde(default)]
+    pub before_first: u64,
 }
 
 /// A whole soak run and its verdict.
@@ -194,6 +198,7 @@ mod tests {
                 ended_by: "end".into(),
                 received: 10,
                 lost,
+                before_first: 0,
             }],
             failures: Vec::new(),
         };

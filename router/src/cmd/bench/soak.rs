@@ -19,6 +19,9 @@ use zshm::tools::soak::{ProbeLife, SoakReport, SoakSample};
 use crate::support::children::{ChildProc, Logs, PATIENCE, spawn, start_router, stop};
 use crate::support::out::outln;
 
+/// The camera's rate (`cam-pub --rate`), clouds per second.
+const CAMERA_RATE: f64 = 15.0;
+
 /// How long a subscriber's run is allowed: far beyond any soak, it ends by signal.
 const PROBE_DURATION: &str = "31536000";
 
@@ -27,7 +30,7 @@ const PROBE_DURATION: &str = "31536000";
 struct Tally {
     received: u64,
     lost: u64,
-    final_line: Option<(u64, u64)>,
+    final_line: Option<(u64, u64, u64)>,
 }
 
 /// One subscriber process, with its stdout read as it goes.
@@ -65,7 +68,7 @@ impl Probe {
                 };
                 let mut tally = sink.lock().unwrap_or_else(|p| p.into_inner());
                 if report.is_final {
-                    tally.final_line = Some((report.received, report.lost));
+                    tally.final_line = Some((report.received, report.lost, report.before_first));
                 } else {
                     tally.received += report.received;
                     tally.lost += report.lost;
@@ -91,13 +94,14 @@ impl Probe {
         let _ = tokio::time::timeout(PATIENCE, &mut self.reader).await;
         let tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
         // A killed process never prints its summary: its closed windows are what is known.
-        let (received, lost) = tally.final_line.unwrap_or((tally.received, tally.lost));
+        let (received, lost, before_first) = tally.final_line.unwrap_or((tally.received, tally.lost, 0));
         ProbeLife {
             role: self.role.to_owned(),
             started_at: self.started_at,
             ended_by: if kill { "SIGKILL" } else { "end" }.to_owned(),
             received,
             lost,
+            before_first,
         }
     }
 }
@@ -130,7 +134,20 @@ pub async fn run(
     let locator = router.locator.clone();
     let steady = Probe::start(exe, &locator, "steady", since())?;
     let mut restarted = Some(Probe::start(exe, &locator, "restarted", since())?);
-    let mut camera = spawn(exe, &["cam-pub", "-e", &locator, "--json"], &[], Logs::Hidden)?;
+    // The camera publishes a count and ends by itself: it then lingers until its subscribers
+    // have the last clouds, where a signal would close it at once and could cut them off.
+    let clouds = (duration.as_secs_f64() * CAMERA_RATE).ceil().max(1.0).to_string();
+    let camera_args = [
+        "cam-pub",
+        "-e",
+        &locator,
+        "--json",
+        "--rate",
+        &CAMERA_RATE.to_string(),
+        "--count",
+        &clouds,
+    ];
+    let mut camera = spawn(exe, &camera_args, &[], Logs::Hidden)?;
     let camera_summary = camera.drain_json()?;
 
     let sample_every = (restart_every / 6).clamp(Duration::from_secs(1), Duration::from_secs(10));
@@ -158,7 +175,13 @@ pub async fn run(
         }
     }
 
-    stop(&mut camera).await;
+    // Its last cloud is due about now; it lingers at most `cam-pub`'s 5 s for the subscribers.
+    if tokio::time::timeout(PATIENCE + Duration::from_secs(5), camera.wait())
+        .await
+        .is_err()
+    {
+        stop(&mut camera).await;
+    }
     let camera: CameraSummary = tokio::time::timeout(PATIENCE, camera_summary)
         .await
         .context("the camera's stdout did not close")??

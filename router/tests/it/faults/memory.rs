@@ -4,7 +4,7 @@
 use nix::sys::signal::Signal;
 
 use super::crash::{SMALL_CLOUD, slow_reader_holds_the_pool_then_goes};
-use super::{json_lines, received, router_in, wait_for_windows, windows};
+use super::{json_lines, received, router_in, wait_for_windows, windowed_probe, windows};
 use crate::support::DEADLINE;
 use crate::support::namespace::PrivateShm;
 
@@ -40,16 +40,7 @@ fn dev_shm_filling_up_mid_run_falls_back_counted_and_recovers_when_space_returns
     let ns = PrivateShm::new("400m");
     let router = router_in(&ns, "tcp/127.0.0.1:0");
     let e = router.locator.as_str();
-    let probe = [
-        "cam-latency",
-        "-e",
-        e,
-        "--json",
-        "--window",
-        "1",
-        "--duration",
-        "600",
-    ];
+    let probe = windowed_probe(e);
     let mut points = ns.zshm("points", &probe).start();
     let mut camera = ns.zshm("camera", &["cam-pub", "-e", e]).start();
     wait_for_windows(&points, "clouds", |w| received(w) >= 15);

@@ -38,6 +38,20 @@ fn json_lines(proc: &Proc) -> Vec<Value> {
         .collect()
 }
 
+/// `cam-latency` on `locator`, printing a JSON window every second, for far longer than a test.
+fn windowed_probe(locator: &str) -> [&str; 8] {
+    [
+        "cam-latency",
+        "-e",
+        locator,
+        "--json",
+        "--window",
+        "1",
+        "--duration",
+        "600",
+    ]
+}
+
 /// The windows `cam-latency --json` printed so far (not the final summary).
 fn windows(probe: &Proc) -> Vec<Value> {
     json_lines(probe)

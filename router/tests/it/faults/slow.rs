@@ -5,21 +5,12 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use super::{json_lines, wait_for_windows, windows};
+use super::{json_lines, wait_for_windows, windowed_probe, windows};
 use crate::support::procfs::rss_bytes;
-use crate::support::{DEADLINE, Router, Spawn};
+use crate::support::{DEADLINE, Router, Spawn, http_get};
 
 /// 1024 x 171 points: 4 MiB clouds.
 const CLOUD_4_MIB: [&str; 4] = ["--width", "1024", "--height", "171"];
-
-fn http_get(url: &str) -> String {
-    ureq::get(url)
-        .call()
-        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
-        .body_mut()
-        .read_to_string()
-        .unwrap()
-}
 
 /// The highest `zshm_subscription_dropped_total{qos="keep_last_reliable"}` of the probes in the
 /// router's scrape: the slow probe's count is there only if the slow process answered the
@@ -41,16 +32,7 @@ fn slow_drops(metrics: &str) -> Option<f64> {
 fn a_slow_subscriber_at_4_mib_and_30_hz_drops_counted_and_stalls_nothing_else() {
     let router = Router::start(&[]);
     let e = router.locator.as_str();
-    let probe = [
-        "cam-latency",
-        "-e",
-        e,
-        "--json",
-        "--window",
-        "1",
-        "--duration",
-        "600",
-    ];
+    let probe = windowed_probe(e);
     let mut slow = Spawn::zshm("slow", &[&probe[..], &["--callback-delay", "0.25"]].concat()).start();
     let mut fast = Spawn::zshm("fast", &probe).start();
     let camera_args = [&["cam-pub", "-e", e, "--rate", "30", "--json"][..], &CLOUD_4_MIB].concat();

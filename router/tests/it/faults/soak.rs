@@ -38,10 +38,20 @@ fn a_one_minute_soak_loses_nothing_and_nothing_grows() {
         assert!(probe["received"].as_u64().unwrap() > 0, "{probe}");
     }
     let steady = probes.iter().find(|p| p["role"] == "steady").unwrap();
+    // It subscribed before the camera started; the camera's first clouds can still go by
+    // before its link to this subscriber is up (zenoh's discovery), which the probe reports.
+    let (received, before_first) = (
+        steady["received"].as_u64().unwrap(),
+        steady["before_first"].as_u64().unwrap(),
+    );
     assert_eq!(
-        steady["received"].as_u64(),
-        Some(published),
-        "every cloud reached the steady one"
+        received + before_first,
+        published,
+        "every cloud from the first one reached the steady one: {steady}"
+    );
+    assert!(
+        received >= published * 9 / 10,
+        "the steady one missed the start: {steady}"
     );
     let samples = report["samples"].as_array().unwrap();
     assert!(samples.len() >= 10, "{report}");

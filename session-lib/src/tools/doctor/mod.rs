@@ -4,9 +4,9 @@
 //! workshop's mistakes): configs that do not load or enable SHM on one side only, a missing,
 //! read-only or small /dev/shm (Docker's default is 64 MB), a locked-memory limit below the pool
 //! (zenoh mlocks every segment), stale segments, no router, a bad `ROS_DOMAIN_ID`, and a wall
-//! clock that cannot timestamp latency ([`machine`]); for the same-host lane, whether it is on
-//! and works for this user here ([`lane`]); and the security posture of both configs:
-//! authentication, the TLS files, a router open to the network, access control ([`security`]).
+//! clock that cannot timestamp latency (`machine.rs`); for the same-host lane, whether it is on
+//! and works for this user here (`lane.rs`); and the security posture of both configs:
+//! authentication, the TLS files, a router open to the network, access control (`security.rs`).
 
 mod lane;
 mod machine;

@@ -20,6 +20,7 @@ pub struct LossTracker {
     last: HashMap<Gid, (i64, u64)>,
     heard: u64,
     lost: u64,
+    before_first: u64,
     reordered: u64,
     forgotten: u64,
 }
@@ -37,7 +38,10 @@ impl LossTracker {
         self.heard += 1;
         let heard = self.heard;
         let Some((last, seen)) = self.last.get_mut(&publisher) else {
-            // The first message of a publisher: whatever came before we did not subscribe to.
+            // The first message of a publisher: whatever came before we did not subscribe to,
+            // or it went by before our link to the publisher was up. Sequence numbers start at 1.
+            let missed = u64::try_from(sequence_number.saturating_sub(1)).unwrap_or(0);
+            self.before_first = self.before_first.saturating_add(missed);
             self.make_room();
             self.last.insert(publisher, (sequence_number, heard));
             return 0;
@@ -73,6 +77,21 @@ impl LossTracker {
     /// Messages lost so far, over all publishers.
     pub fn lost(&self) -> u64 {
         self.lost
+    }
+
+    /// Messages the publishers had sent before the first one received from each (sequence
+    /// numbers start at 1): not losses, but what a subscriber that counts "everything published"
+    /// must add to what it received. A forgotten publisher that comes back counts again.
+    ///
+    /// ```
+    /// let mut t = zshm::tools::latency::LossTracker::default();
+    /// let gid = zshm::ros::gid::Gid::default();
+    /// t.record(gid, 4);
+    /// t.record(gid, 5);
+    /// assert_eq!((t.before_first(), t.lost()), (3, 0));
+    /// ```
+    pub fn before_first(&self) -> u64 {
+        self.before_first
     }
 
     /// Messages that arrived with a sequence number at or below one already seen.

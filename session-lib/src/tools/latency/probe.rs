@@ -80,6 +80,12 @@ impl Probe {
         self.received
     }
 
+    /// Messages the publishers sent before the first one received from each
+    /// ([`LossTracker::before_first`]).
+    pub fn before_first(&self) -> u64 {
+        self.loss.before_first()
+    }
+
     /// The whole run so far.
     pub fn total(&self, now: Instant) -> WindowReport {
         let mut run = self.run.clone();

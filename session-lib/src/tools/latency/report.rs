@@ -30,6 +30,11 @@ pub struct ProbeReport {
     pub latency_ms: Option<Summary>,
     /// CPU seconds the probe process used so far.
     pub cpu_seconds: f64,
+    /// In the final report: messages the publishers had sent before the first one this probe
+    /// received from each (it started later, or they went by before its link was up); 0 in
+    /// windows. `received + before_first + lost` is what the publishers sent up to the last one.
+    #[serde(default)]
+    pub before_first: u64,
 }
 
 impl ProbeReport {
@@ -47,6 +52,7 @@ impl ProbeReport {
             message_bytes: window.message_bytes,
             latency_ms: window.latency_ms,
             cpu_seconds,
+            before_first: 0,
         }
     }
 }
