@@ -45,6 +45,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .declare_publisher(&args.stream.key, zshm::raw::PublisherOptions::default())
         .await
         .context("cannot declare the publisher")?;
+    tracing::info!(key = %args.stream.key, "waiting for a subscriber");
     let found = shutdown::unless_signalled(publisher.wait_for_subscribers(args.wait)).await;
     if found == Some(false) {
         anyhow::bail!(

@@ -26,7 +26,7 @@ fn assert_stops_cleanly_on(signal: Signal) {
         "{status}"
     );
     assert!(
-        status.contains("shared memory on (pool 64.1 MiB, messages >= 512 B)"),
+        status.contains("shared memory on (pool up to 64.1 MiB, created on first use; messages >= 512 B)"),
         "{status}"
     );
     router.proc.signal(signal);

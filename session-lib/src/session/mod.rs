@@ -10,7 +10,8 @@
 //! 3. open; if that fails with SHM on, reopen once with SHM off;
 //! 4. for nodes, check for a router `ZENOH_ROUTER_CHECK_ATTEMPTS` times, as rmw_zenoh does.
 //!
-//! The SHM pool is created at open, at its configured size ([`crate::shm::ShmPool`]), and the
+//! The SHM pool is created by the first loan that needs it, sized from that message
+//! ([`crate::shm::ShmPool`]), and the
 //! same-host lane's iceoryx2 node by the first ROS endpoint ([`Session::lane_status`]).
 //! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`] or
 //! [`Session::lane_status`].
@@ -155,13 +156,9 @@ impl SessionBuilder {
         };
 
         let stats = Arc::new(SessionStats::default());
-        // The pool is created now: the first message does not pay for it, and it is locked before
-        // /dev/shm can fill up.
-        let pool = verdict.and_then(|()| {
-            let pool = ShmPool::new(settings.pool_size, stats.clone());
-            pool.create_now().map(|()| pool)
-        });
-        let (shm_status, pool) = match pool {
+        // No pool yet: the first loan at or above the threshold creates one sized from that
+        // message (issue 12), so a node that never publishes a large message pins nothing.
+        let (shm_status, pool) = match verdict.map(|()| ShmPool::new(settings.pool_size, stats.clone())) {
             Ok(pool) => (
                 ShmStatus::Active {
                     pool_size: settings.pool_size,

@@ -1,13 +1,12 @@
 //! [`ShmPool`]: a session's SHM pool, with a bounded reclaim-and-retry and a counted fallback. It
 //! never blocks for long.
 //!
-//! The session creates the pool when it opens, at the configured size ([`ShmPool::create_now`]):
-//! the first message does not pay for it, and a pool exists and is locked before /dev/shm can
-//! fill up (docs/RELIABILITY.md relies on both). Should it be missing, the first loan creates one
-//! of [`POOL_MESSAGES`] messages of its size (at least [`MIN_POOL`], at most the configured
-//! size), and a larger message later replaces it by one at least twice as big; zenoh's receivers
-//! keep every segment they ever mapped (docs/zenoh-shm.md), so doubling bounds what the old pools
-//! cost them to the size of the last one.
+//! No pool exists until the first loan that needs one (issue 12: a node that never publishes a
+//! message at or above the threshold pins no shared memory and no locked memory). That loan
+//! creates a pool of [`POOL_MESSAGES`] messages of its size (at least [`MIN_POOL`], at most the
+//! configured size), and a larger message later replaces it by one at least twice as big; zenoh's
+//! receivers keep every segment they ever mapped (docs/zenoh-shm.md), so doubling bounds what the
+//! old pools cost them to the size of the last one.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,7 +18,6 @@ use zenoh::shm::{
     ZShmMut,
 };
 
-use super::ShmUnavailable;
 use crate::stats::{LoanFallback, SessionStats};
 
 /// How long one loan may wait for readers to release buffers before using the heap. A 15 Hz
@@ -56,21 +54,6 @@ impl ShmPool {
             warned: Default::default(),
             reclaimed_warned: AtomicBool::new(false),
         }
-    }
-
-    /// Creates the pool now, at the configured size (the session does this when it opens).
-    pub(crate) fn create_now(&self) -> Result<(), ShmUnavailable> {
-        let mut current = self.current.lock().expect("no panics while holding the pool");
-        if current.is_none() {
-            let provider = ShmProviderBuilder::default_backend(self.max_size)
-                .wait()
-                .map_err(|err| ShmUnavailable::PoolCreationFailed {
-                    error: crate::text::tidy(&err.to_string()),
-                })?;
-            tracing::debug!(size = self.max_size, "SHM pool created");
-            *current = Some((Arc::new(provider), self.max_size));
-        }
-        Ok(())
     }
 
     /// The pool's size in bytes now: 0 until it is created.

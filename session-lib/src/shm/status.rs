@@ -42,7 +42,7 @@ impl fmt::Display for ShmStatus {
         match self {
             ShmStatus::Active { pool_size, threshold } => write!(
                 f,
-                "on (pool {}, messages >= {threshold} B)",
+                "on (pool up to {}, created on first use; messages >= {threshold} B)",
                 human_bytes(*pool_size as u64)
             ),
             ShmStatus::Unavailable(reason) if reason.is_deliberate() => write!(f, "off ({reason})"),

@@ -95,6 +95,7 @@ fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
 async fn wait_for_subscribers(session: &zenoh::Session, args: &RoleArgs) -> anyhow::Result<()> {
     let deadline = Instant::now() + args.timeout;
     let selector = format!("zshm-bench/{}/sub/*", args.case);
+    tracing::info!(case = %args.case, "waiting for the subscribers");
     loop {
         let replies = session
             .liveliness()

@@ -25,13 +25,11 @@ const LEFTOVER_BYTES: u64 = 1536 << 10;
 enum Ready {
     Stdout(&'static str),
     Stderr(&'static str),
-    /// Its SHM pool exists (it prints nothing while it waits).
-    Pool,
     /// It started a child whose command line contains this.
     Child(&'static str),
 }
 
-fn wait_ready(ns: &PrivateShm, proc: &Proc, baseline: &[Segment], ready: &Ready) {
+fn wait_ready(proc: &Proc, ready: &Ready) {
     match ready {
         Ready::Stdout(prefix) => {
             proc.wait_for_stdout(prefix, |l| l.trim_start().starts_with(prefix));
@@ -39,9 +37,6 @@ fn wait_ready(ns: &PrivateShm, proc: &Proc, baseline: &[Segment], ready: &Ready)
         Ready::Stderr(needle) => {
             proc.wait_for_stderr(needle, |l| l.contains(needle));
         }
-        Ready::Pool => ns.wait_for_segments("its pool", DEADLINE, |s| {
-            s.iter().any(|s| s.bytes >= 64 << 20 && !baseline.contains(s))
-        }),
         Ready::Child(needle) => {
             wait_for_child(proc.pid(), needle, DEADLINE);
         }
@@ -52,7 +47,7 @@ fn wait_ready(ns: &PrivateShm, proc: &Proc, baseline: &[Segment], ready: &Ready)
 fn stops_cleanly(ns: &PrivateShm, args: &[&str], ready: Ready, signal: Signal, code: i32) {
     let baseline = ns.segments();
     let mut proc = ns.zshm(args[0], args).start();
-    wait_ready(ns, &proc, &baseline, &ready);
+    wait_ready(&proc, &ready);
     proc.signal_process(signal);
     let (got, took) = proc.wait_exit_within(STOP_WITHIN);
     assert_eq!(got, code, "zshm {args:?} on {signal}\n{}", proc.dump());
@@ -83,7 +78,6 @@ fn clone(ready: &Ready) -> Ready {
     match ready {
         Ready::Stdout(s) => Ready::Stdout(s),
         Ready::Stderr(s) => Ready::Stderr(s),
-        Ready::Pool => Ready::Pool,
         Ready::Child(s) => Ready::Child(s),
     }
 }
@@ -127,7 +121,12 @@ fn nodes_stop_on_sigint_and_sigterm() {
 #[test]
 fn raw_pub_and_sub_stop_on_sigint_and_sigterm_and_say_they_did_not_finish() {
     let ns = PrivateShm::new("512m");
-    stops_cleanly_on_both(&ns, &["pub", "-e", NOWHERE], Ready::Pool, 1);
+    stops_cleanly_on_both(
+        &ns,
+        &["pub", "-e", NOWHERE],
+        Ready::Stderr("waiting for a subscriber"),
+        1,
+    );
     stops_cleanly_on_both(&ns, &["sub", "-e", NOWHERE], Ready::Stderr("subscribed"), 1);
 }
 
@@ -154,7 +153,12 @@ fn bench_roles_stop_on_sigint_and_sigterm() {
         "600",
     ];
     stops_cleanly_on_both(&ns, &role, Ready::Stdout("ready"), 0);
-    stops_cleanly_on_both(&ns, &[&role[..], &["--publisher"]].concat(), Ready::Pool, 1);
+    stops_cleanly_on_both(
+        &ns,
+        &[&role[..], &["--publisher"]].concat(),
+        Ready::Stderr("waiting for the subscribers"),
+        1,
+    );
 }
 
 /// Regression test for issue 11 ("demo and bench never wait on the first signal"): each stops
