@@ -10,9 +10,16 @@
 //! iceoryx2's dynamic segments were not used: they panic when they must grow in sample count
 //! and stop growing after 255 sizes. Only the pages written are memory: the segment is a sparse
 //! file whose free list hands out the most recently freed buffer first.
+//!
+//! Because the file is sparse, the first write to a buffer allocates its pages in /dev/shm, and
+//! on a full tmpfs that write kills the process with SIGBUS (measured: a camera whose new
+//! subscriber needed fresh buffers after /dev/shm filled up died with exit 135). So each buffer's
+//! pages are reserved once, with `madvise(MADV_POPULATE_WRITE)`, before it is handed out: on a
+//! full /dev/shm that call fails instead, and the message goes through zenoh (counted).
 
 #![allow(unsafe_code)]
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -61,6 +68,14 @@ pub enum LaneSendError {
         /// iceoryx2's error.
         error: String,
     },
+    /// /dev/shm has no room for the pages of a buffer not used before.
+    #[error("no room in /dev/shm for a {len}-byte lane buffer ({error}); free space in /dev/shm")]
+    NoRoom {
+        /// The size asked for.
+        len: usize,
+        /// The system's error.
+        error: String,
+    },
     /// No buffer could be loaned.
     #[error("iceoryx2 could not loan {len} bytes: {error}")]
     Loan {
@@ -94,6 +109,8 @@ pub struct LaneSender {
 struct Port {
     publisher: Publisher<Svc, [u8], LaneHeader>,
     max_len: usize,
+    /// Buffers whose pages are reserved in /dev/shm: start address → bytes reserved.
+    reserved: HashMap<usize, usize>,
 }
 
 /// A buffer in the publisher's lane segment, written in place and sent without a copy.
@@ -211,8 +228,9 @@ impl LaneSender {
             tracing::debug!(id = self.id, max_len, "lane: segment grown");
             *port = Some(grown);
         }
-        let publisher = &port.as_ref().expect("created above").publisher;
-        let uninit = publisher
+        let port = port.as_mut().expect("created above");
+        let uninit = port
+            .publisher
             .loan_slice_uninit(len)
             .map_err(|err| LaneSendError::Loan {
                 len,
@@ -222,7 +240,16 @@ impl LaneSender {
         // always initialized memory (zero pages of a fresh sparse file, or earlier payloads);
         // iceoryx2 calls them uninit only because their values are unspecified, which the loan's
         // contract passes on to the caller.
-        let sample = unsafe { uninit.assume_init() };
+        let mut sample = unsafe { uninit.assume_init() };
+        let bytes = sample.payload_mut();
+        let start = bytes.as_ptr() as usize;
+        if port.reserved.get(&start).is_none_or(|&reserved| reserved < len) {
+            reserve_pages(bytes).map_err(|err| LaneSendError::NoRoom {
+                len,
+                error: err.to_string(),
+            })?;
+            port.reserved.insert(start, len);
+        }
         Ok(LaneLoan { sample })
     }
 
@@ -294,6 +321,36 @@ impl LaneSender {
         Ok(Port {
             publisher: publisher.map_err(failed)?,
             max_len,
+            reserved: HashMap::new(),
         })
     }
+}
+
+/// Allocates the /dev/shm pages under `bytes` now, so that writing them later cannot raise
+/// SIGBUS; an error when /dev/shm has no room for them. Their content is unchanged.
+fn reserve_pages(bytes: &mut [u8]) -> std::io::Result<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .map_or(4096, |size| size as usize);
+    let start = bytes.as_mut_ptr() as usize;
+    let first_page = start & !(page - 1);
+    let len = start + bytes.len() - first_page;
+    // SAFETY: the range covers only pages of our own writable shared mapping of the segment
+    // (rounded down to the page that holds the buffer's first byte); MADV_POPULATE_WRITE faults
+    // those pages in as if written, without changing a byte of them.
+    let rc = unsafe { libc::madvise(first_page as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() == Some(libc::EINVAL) {
+        // Linux before 5.14 has no MADV_POPULATE_WRITE: only the free-space check made when the
+        // lane starts protects those machines.
+        return Ok(());
+    }
+    Err(err)
 }

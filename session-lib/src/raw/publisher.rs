@@ -11,7 +11,7 @@ use zenoh::qos::{CongestionControl, Reliability};
 use super::error::{DeclareError, PublishError};
 use super::loan::{Buffer, RawLoan};
 use super::route::LaneRoute;
-use crate::lane::LaneHeader;
+use crate::lane::{LaneHeader, LaneSendError};
 use crate::session::Session;
 use crate::shm::ShmPool;
 use crate::stats::{LaneFallback, SessionStats};
@@ -184,14 +184,18 @@ impl RawPublisher {
         match route.sender().loan(len) {
             Ok(loan) => Some(RawLoan::lane(loan)),
             Err(err) => {
-                self.lane_failed(&err.to_string());
+                let reason = match err {
+                    LaneSendError::NoRoom { .. } => LaneFallback::DevShmFull,
+                    _ => LaneFallback::SendFailed,
+                };
+                self.lane_failed(reason, &err.to_string());
                 None
             }
         }
     }
 
-    fn lane_failed(&self, error: &str) {
-        if self.stats.lane().fallback(LaneFallback::SendFailed) {
+    fn lane_failed(&self, reason: LaneFallback, error: &str) {
+        if self.stats.lane().fallback(reason) {
             tracing::warn!(
                 key = self.key_expr(),
                 "lane: a message went through zenoh instead (counted; later ones are not logged): {error}"
@@ -255,7 +259,10 @@ impl RawPublisher {
         };
         let zenoh_until = route.zenoh_until(sequence, plan.zenoh);
         let Some(header) = LaneHeader::new(sequence, zenoh_until, attachment) else {
-            self.lane_failed("the attachment is too long for the lane header");
+            self.lane_failed(
+                LaneFallback::SendFailed,
+                "the attachment is too long for the lane header",
+            );
             route.zenoh_until(sequence, true);
             return self
                 .put_buffer(Buffer::Lane(lane_loan), Some(ZBytes::from(attachment.to_vec())))
@@ -274,7 +281,7 @@ impl RawPublisher {
             sender.send(lane_loan, header)
         };
         if let Err(err) = sent {
-            self.lane_failed(&err.to_string());
+            self.lane_failed(LaneFallback::SendFailed, &err.to_string());
         }
         match copy {
             Some(payload) => {

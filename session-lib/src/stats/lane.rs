@@ -23,11 +23,14 @@ pub enum LaneFallback {
     OpenFailed,
     /// The lane could not take one message (loan or send failed); it went through zenoh.
     SendFailed,
+    /// /dev/shm had no room for the pages of a lane buffer not used before; the message went
+    /// through zenoh instead of killing the process with SIGBUS.
+    DevShmFull,
 }
 
 impl LaneFallback {
     /// Every variant, in label order.
-    pub const ALL: [LaneFallback; 7] = [
+    pub const ALL: [LaneFallback; 8] = [
         LaneFallback::PeerNotOnLane,
         LaneFallback::DepthAboveLimit,
         LaneFallback::HistoryAboveLimit,
@@ -35,6 +38,7 @@ impl LaneFallback {
         LaneFallback::LaneFull,
         LaneFallback::OpenFailed,
         LaneFallback::SendFailed,
+        LaneFallback::DevShmFull,
     ];
 
     /// The Prometheus `reason` label.
@@ -47,6 +51,7 @@ impl LaneFallback {
             LaneFallback::LaneFull => "lane_full",
             LaneFallback::OpenFailed => "open_failed",
             LaneFallback::SendFailed => "send_failed",
+            LaneFallback::DevShmFull => "dev_shm_full",
         }
     }
 
@@ -64,6 +69,7 @@ impl LaneFallback {
             LaneFallback::LaneFull => "the publisher's lane serves 32 subscribers already",
             LaneFallback::OpenFailed => "iceoryx2 refused the lane (see the logged error)",
             LaneFallback::SendFailed => "the lane could not take a message (see the logged error)",
+            LaneFallback::DevShmFull => "/dev/shm had no room for a new lane buffer",
         }
     }
 
@@ -76,6 +82,7 @@ impl LaneFallback {
             LaneFallback::LaneFull => 4,
             LaneFallback::OpenFailed => 5,
             LaneFallback::SendFailed => 6,
+            LaneFallback::DevShmFull => 7,
         }
     }
 }

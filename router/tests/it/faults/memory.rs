@@ -5,8 +5,10 @@ use nix::sys::signal::Signal;
 
 use super::crash::{SMALL_CLOUD, slow_reader_holds_the_pool_then_goes};
 use super::{json_lines, received, router_in, wait_for_windows, windowed_probe, windows};
-use crate::support::DEADLINE;
+use zshm::stats::LaneFallback;
+
 use crate::support::namespace::PrivateShm;
+use crate::support::{DEADLINE, LaneRoot};
 
 /// The pool exhausted by a reader that holds its buffers: loans fall back to the heap (counted,
 /// logged once, still delivered), and shared memory comes back when the reader leaves.
@@ -31,8 +33,78 @@ fn fill(path: &str) {
     }
 }
 
-/// /dev/shm fills up while a camera and a probe run: they go on through shared memory (their
-/// pools are allocated and locked already); a camera started while it is full falls back to TCP,
+/// Writes zeros to `path` until the filesystem has at most `left` bytes free.
+fn fill_leaving(ns: &PrivateShm, path: &str, left: u64) {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path).unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    while ns.free_bytes() > left + chunk.len() as u64 {
+        file.write_all(&chunk).unwrap();
+    }
+}
+
+/// Regression test for issue 12 ("a lane running when /dev/shm fills can crash its process"):
+/// the lane's segment is a sparse file, so a buffer used for the first time after /dev/shm filled
+/// up used to kill the camera with SIGBUS (exit 135). A slow subscriber that joins then makes the
+/// camera use fresh buffers: those messages go through zenoh instead (counted, said once), and
+/// the fast subscriber still gets every cloud.
+#[test]
+fn a_lane_publisher_short_of_dev_shm_sends_through_zenoh_instead_of_dying() {
+    let ns = PrivateShm::new("300m");
+    let root = LaneRoot::new("fill", 0);
+    let router = router_in(&ns, "tcp/127.0.0.1:0");
+    let e = router.locator.as_str();
+    let mut fast = ns.zshm_on_lane("fast", &root, &windowed_probe(e)).start();
+    let mut camera = ns
+        .zshm_on_lane("camera", &root, &["cam-pub", "-e", e, "--json", "-n", "240"])
+        .start();
+    wait_for_windows(&fast, "clouds through the lane", |w| {
+        w.last().is_some_and(|w| w["lane_share"] == 1.0)
+    });
+
+    // Room for the slow subscriber to join the lane (it needs 16 MiB), not for its backlog.
+    let filler = format!("{}/filler", ns.dir());
+    fill_leaving(&ns, &filler, 20 << 20);
+    let mut slow = ns
+        .zshm_on_lane(
+            "slow",
+            &root,
+            &[&windowed_probe(e)[..], &["--callback-delay", "0.3"]].concat(),
+        )
+        .start();
+    camera.wait_for_stderr("the fallback warning", |l| l.contains("no room in /dev/shm"));
+    let count = windows(&fast).len();
+    wait_for_windows(&fast, "two more windows", |w| w.len() > count + 2);
+    std::fs::remove_file(&filler).unwrap();
+
+    slow.signal(Signal::SIGINT);
+    assert_eq!(slow.wait_exit(), 0, "{}", slow.dump());
+    // Ends by its count: it stays until its subscribers have every cloud.
+    assert_eq!(camera.wait_exit(), 0, "the camera lives on:\n{}", camera.dump());
+    let summary = camera.json();
+    let fallbacks = &summary["stats"]["lane"]["fallbacks"];
+    let full = LaneFallback::ALL
+        .iter()
+        .position(|r| *r == LaneFallback::DevShmFull)
+        .unwrap();
+    assert!(fallbacks[full].as_u64().unwrap() > 0, "{summary}");
+    let warnings = camera.stderr().matches("no room in /dev/shm").count();
+    assert_eq!(warnings, 1, "said once:\n{}", camera.stderr());
+    fast.signal(Signal::SIGINT);
+    assert_eq!(fast.wait_exit(), 0, "{}", fast.dump());
+    let total = json_lines(&fast).pop().unwrap();
+    let published = summary["counts"]["published"].as_u64().unwrap();
+    assert_eq!(published, 240, "{summary}");
+    let got = total["received"].as_u64().unwrap() + total["before_first"].as_u64().unwrap();
+    assert_eq!(
+        (total["lost"].as_u64(), got),
+        (Some(0), published),
+        "every cloud, through the lane or zenoh: {total}"
+    );
+}
+
+/// /dev/shm fills up while a camera and a probe run: they go on through shared memory (the
+/// camera's pool was created by its first cloud and is locked); a camera started while it is full falls back to TCP,
 /// says why once and delivers everything; once space returns, a new camera uses shared memory
 /// again.
 #[test]
@@ -122,14 +194,15 @@ fn segments_left_by_a_crash_are_removed_when_the_router_starts() {
         .zshm("camera", &["cam-pub", "-e", "tcp/127.0.0.1:9", "-n", "0"])
         .start();
     camera.wait_for_stdout("a rate line", |l| l.starts_with("cam-pub: "));
+    // Created by the first cloud: eight 7 MiB clouds.
     ns.wait_for_segments("the camera's pool", DEADLINE, |s| {
-        s.iter().any(|s| s.bytes >= 64 << 20)
+        s.iter().any(|s| s.bytes >= 56 << 20)
     });
     camera.signal(Signal::SIGKILL);
     camera.wait_exit();
     let stale = ns.segments();
     assert!(
-        stale.iter().map(|s| s.bytes).sum::<u64>() >= 64 << 20,
+        stale.iter().map(|s| s.bytes).sum::<u64>() >= 56 << 20,
         "{stale:?}"
     );
 

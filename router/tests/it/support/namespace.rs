@@ -57,6 +57,11 @@ impl PrivateShm {
         Spawn::wrapped(name, &self.wrapper(), args).env("ZSHM_LANE", "off")
     }
 
+    /// `zshm <args>` in this namespace with the same-host lane on, in the lane domain `root`.
+    pub fn zshm_on_lane(&self, name: &str, root: &super::LaneRoot, args: &[&str]) -> Spawn {
+        Spawn::wrapped(name, &self.wrapper(), args).env("ZSHM_LANE_ROOT", &root.path)
+    }
+
     /// The directory, as seen from the test process.
     pub fn dir(&self) -> &str {
         &self.dir
