@@ -69,7 +69,9 @@ pub enum LaneSendError {
         error: String,
     },
     /// /dev/shm has no room for the pages of a buffer not used before.
-    #[error("no room in /dev/shm for a {len}-byte lane buffer ({error}); free space in /dev/shm")]
+    #[error(
+        "no room in /dev/shm for a {len}-byte lane buffer ({error}); fix: free space in /dev/shm or enlarge it"
+    )]
     NoRoom {
         /// The size asked for.
         len: usize,
@@ -351,6 +353,13 @@ fn reserve_pages(bytes: &mut [u8]) -> std::io::Result<()> {
         // Linux before 5.14 has no MADV_POPULATE_WRITE: only the free-space check made when the
         // lane starts protects those machines.
         return Ok(());
+    }
+    if err.raw_os_error() == Some(libc::EFAULT) {
+        // What the kernel says when populating would have raised SIGBUS: tmpfs is out of room.
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            "/dev/shm is full",
+        ));
     }
     Err(err)
 }
