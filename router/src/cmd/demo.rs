@@ -54,6 +54,8 @@ struct Phase {
     name: &'static str,
     number: u8,
     no_shm: bool,
+    /// Whether the phase measures the same-host lane (judged by its lane share).
+    lane: bool,
     /// Environment of the camera and the probe (the lane is on unless told otherwise).
     env: &'static [(&'static str, &'static str)],
 }
@@ -64,18 +66,21 @@ const PHASES: [Phase; 3] = [
         name: "TCP loopback",
         number: 1,
         no_shm: true,
+        lane: false,
         env: &[],
     },
     Phase {
         name: "zenoh SHM",
         number: 2,
         no_shm: false,
+        lane: false,
         env: &[("ZSHM_LANE", "off")],
     },
     Phase {
         name: "lane",
         number: 3,
         no_shm: false,
+        lane: true,
         env: &[],
     },
 ];
@@ -134,7 +139,13 @@ async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
         .iter()
         .zip(&results)
         .filter(|(phase, _)| !phase.no_shm)
-        .filter_map(|(phase, result)| shm_verdict(phase.number, result))
+        .filter_map(|(phase, result)| {
+            if phase.lane {
+                lane_verdict(phase.number, result)
+            } else {
+                shm_verdict(phase.number, result)
+            }
+        })
         .collect();
     for verdict in &verdicts {
         outln!("\n{verdict}");
@@ -166,8 +177,32 @@ fn shm_verdict(number: u8, shm: &PhaseResult) -> Option<String> {
             "\nThe camera had shared memory; the probe or the router did not (see their warnings above).",
         ),
     }
+    text.push_str(
+        "\nzshm nodes of one user still meet through the same-host lane (phase 3); rmw_zenoh nodes and \
+         other users need zenoh's shared memory.",
+    );
     text.push_str("\nRun `zshm doctor` for every check and its fix.");
     Some(text)
+}
+
+/// Share of a lane phase's clouds that must come through the lane: the first ones may go through
+/// zenoh while the probe attaches to the camera's lane (over TCP when zenoh's SHM is off).
+const LANE_SHARE_EXPECTED: f64 = 0.9;
+
+/// When the lane phase did not move (nearly) all its clouds through the lane, says so.
+fn lane_verdict(number: u8, lane: &PhaseResult) -> Option<String> {
+    let share = lane.probe.lane_share;
+    if lane.probe.received == 0 || share >= LANE_SHARE_EXPECTED {
+        return None;
+    }
+    Some(format!(
+        "Phase {number} did not use the same-host lane: only {:.0}% of its {} clouds came through it, so the \
+         \"{}\" column above measures zenoh.\nThe camera and the probe logged why above (`lane unavailable` or \
+         `stays on zenoh`); run `zshm doctor` for the lane's check and its fix.",
+        100.0 * share,
+        lane.probe.received,
+        lane.name
+    ))
 }
 
 /// The processes of a running phase. Dropped early (an error, a signal), each child is

@@ -71,6 +71,7 @@ fn demo_measures_tcp_zenoh_shm_and_the_lane_and_compares_them() {
 /// Regression test for issue 11 ("the main command hides its own failure"): as an ordinary user
 /// (locked-memory limit 8 MiB), phase 2 falls back to TCP; demo says so in words, with the reason
 /// and the fix, and exits 1 instead of printing a "shared memory" column measured over TCP.
+/// The lane phase still goes through the lane (issue 12).
 #[test]
 fn demo_says_when_phase_2_did_not_use_shared_memory_and_exits_1() {
     let wrapper = with_memlock_limit_of_an_ordinary_user();
@@ -86,6 +87,21 @@ fn demo_says_when_phase_2_did_not_use_shared_memory_and_exits_1() {
         "{out}"
     );
     assert!(out.contains("ulimit -l unlimited"), "the fix is named:\n{out}");
+    // Issue 12: the lane needs no locked memory, so the same user sees its gain.
+    assert!(!out.contains("Phase 3 did not"), "{out}");
+    let lane = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("payload through lane"))
+        .unwrap_or_else(|| panic!("no lane row:\n{out}"));
+    assert!(
+        lane.trim_end().ends_with("MiB"),
+        "clouds went through the lane: {lane}"
+    );
+    let p50 = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("p50 latency"))
+        .unwrap_or_else(|| panic!("no p50 row:\n{out}"));
+    assert!(p50.trim_end().ends_with('x'), "TCP over lane ratio: {p50}");
 }
 
 #[test]
