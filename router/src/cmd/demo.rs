@@ -186,8 +186,10 @@ fn shm_verdict(number: u8, shm: &PhaseResult) -> Option<String> {
 }
 
 /// Share of a lane phase's clouds that must come through the lane: the first ones may go through
-/// zenoh while the probe attaches to the camera's lane (over TCP when zenoh's SHM is off).
-const LANE_SHARE_EXPECTED: f64 = 0.9;
+/// zenoh while the probe attaches to the camera's lane (over TCP when zenoh's SHM is off), which
+/// on a loaded machine can take a good part of a short phase. A lane that does not work carries
+/// none.
+const LANE_SHARE_EXPECTED: f64 = 0.5;
 
 /// When the lane phase did not move (nearly) all its clouds through the lane, says so.
 fn lane_verdict(number: u8, lane: &PhaseResult) -> Option<String> {

@@ -34,7 +34,7 @@ fn text(n: usize) -> std_msgs::String {
 /// its `depth` newest samples, counting the others.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocked_callback_does_not_stall_other_topics_and_its_drops_are_counted() {
-    a_blocked_callback_body(zenoh_pair().await).await;
+    a_blocked_callback_body(zenoh_pair().await, false).await;
 }
 
 /// The same through the same-host lane: its samples go through the same bounded queue, so a
@@ -44,7 +44,7 @@ async fn through_the_lane_a_blocked_callback_does_not_stall_other_topics_and_its
     let domain = crate::lane::Domain::new();
     let (a, b) = session_pair_in(domain.env()).await;
     let stats = b.stats().clone();
-    a_blocked_callback_body((a, b)).await;
+    a_blocked_callback_body((a, b), true).await;
     let lane = stats.snapshot().lane;
     assert!(
         lane.received_messages > 0,
@@ -52,7 +52,9 @@ async fn through_the_lane_a_blocked_callback_does_not_stall_other_topics_and_its
     );
 }
 
-async fn a_blocked_callback_body((a, b): (Session, Session)) {
+/// `lane`: the subscriptions must receive through the lane, so the body waits until both
+/// publishers serve them there (zenoh matches first; the lane attaches a moment later).
+async fn a_blocked_callback_body((a, b): (Session, Session), lane: bool) {
     let talker = Node::new(&a, "talker", NodeOptions::default()).await.unwrap();
     let listener = Node::new(&b, "listener", NodeOptions::default()).await.unwrap();
 
@@ -85,6 +87,12 @@ async fn a_blocked_callback_body((a, b): (Session, Session)) {
         .unwrap();
     assert!(slow_pub.wait_for_subscribers(DEADLINE).await);
     assert!(fast_pub.wait_for_subscribers(DEADLINE).await);
+    if lane {
+        crate::lane::until("both subscriptions attached to the lane", || {
+            slow_pub.lane_subscribers() == 1 && fast_pub.lane_subscribers() == 1
+        })
+        .await;
+    }
 
     slow_pub.publish(&text(1)).await.unwrap();
     entered.recv_timeout(DEADLINE).unwrap();
