@@ -1,6 +1,6 @@
 //! How a typed subscription hands samples to its callback without ever making a receive path
 //! wait: each receive path (zenoh's callback, and the same-host lane's thread, after the two are
-//! merged by publisher and sequence number in [`super::lane::paths`]) hands its samples to an
+//! merged by publisher and sequence number in `ros/lane/paths.rs`) hands its samples to an
 //! `Inlet` (the attachment is checked there, a few bytes), the sample waits in a bounded queue
 //! shaped by the subscription's QoS, and one worker thread per subscription validates the CDR
 //! once and runs the callback with the view it validated.

@@ -2,11 +2,11 @@
 //! subscription receives through the lane, when a publisher may skip zenoh, and how a
 //! subscription merges what reaches it through both paths.
 //!
-//! * [`attach`]: a subscription watches the liveliness tokens of its topic's publishers and
+//! * `attach.rs`: a subscription watches the liveliness tokens of its topic's publishers and
 //!   attaches to the lane of each one it may receive that way ([`pair`]).
-//! * [`route`]: a publisher watches the tokens of its topic's subscriptions and zenoh's own list
+//! * `route.rs`: a publisher watches the tokens of its topic's subscriptions and zenoh's own list
 //!   of subscribers, and skips zenoh while every one of them is served by its lane.
-//! * [`merge`] and [`paths`]: one delivery per message and publisher, in sequence order, whichever
+//! * [`merge`] and `paths.rs`: one delivery per message and publisher, in sequence order, whichever
 //!   path it came through; switching paths loses nothing and repeats nothing.
 //!
 //! A publisher's lane is named after its GID, which every sample carries and every token
