@@ -18,6 +18,13 @@ pub const SEGMENT_GROWTH_BOUND: u64 = 3;
 /// How many more bytes zenoh's segments may hold at the end than after warm-up.
 pub const SEGMENT_BYTES_GROWTH_BOUND: u64 = 16 << 20;
 
+/// How many more same-host lane files /dev/shm may hold at the end than after warm-up: a killed
+/// subscriber's connection and event files wait for the next lane process to start.
+pub const LANE_FILE_GROWTH_BOUND: u64 = 8;
+
+/// How many more bytes the lane's files may hold at the end than after warm-up.
+pub const LANE_BYTES_GROWTH_BOUND: u64 = 16 << 20;
+
 /// One look at the processes and at /dev/shm.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SoakSample {
@@ -32,6 +39,12 @@ pub struct SoakSample {
     pub zenoh_bytes: u64,
     /// Number of zenoh segments.
     pub zenoh_segments: u64,
+    /// Number of the same-host lane's files (every user's).
+    #[serde(default)]
+    pub lane_files: u64,
+    /// Bytes the lane's files hold (allocated pages: its segments are sparse).
+    #[serde(default)]
+    pub lane_bytes: u64,
 }
 
 /// What one subscriber process received, from its start to its end (or its SIGKILL).
@@ -115,6 +128,17 @@ impl SoakReport {
                     last.zenoh_bytes >> 20
                 ));
             }
+            if last.lane_files > first.lane_files + LANE_FILE_GROWTH_BOUND
+                || last.lane_bytes > first.lane_bytes + LANE_BYTES_GROWTH_BOUND
+            {
+                failures.push(format!(
+                    "the lane's files grew from {} ({} MiB) to {} ({} MiB)",
+                    first.lane_files,
+                    first.lane_bytes >> 20,
+                    last.lane_files,
+                    last.lane_bytes >> 20
+                ));
+            }
         } else {
             failures.push("no sample after warm-up".into());
         }
@@ -147,9 +171,9 @@ impl SoakReport {
         let roles: BTreeSet<&String> = self.samples.iter().flat_map(|s| s.rss_bytes.keys()).collect();
         out.push_str("\n| t (s) |");
         roles.iter().for_each(|r| _ = write!(out, " {r} RSS (MiB) |"));
-        out.push_str(" /dev/shm used (MiB) | zenoh segments | zenoh MiB |\n|---|");
+        out.push_str(" /dev/shm used (MiB) | zenoh segments | zenoh MiB | lane files | lane MiB |\n|---|");
         roles.iter().for_each(|_| out.push_str("---|"));
-        out.push_str("---|---|---|\n");
+        out.push_str("---|---|---|---|---|\n");
         let mib = |b: u64| b as f64 / (1 << 20) as f64;
         for s in &self.samples {
             let _ = write!(out, "| {:.0} |", s.seconds);
@@ -161,10 +185,12 @@ impl SoakReport {
             }
             let _ = writeln!(
                 out,
-                " {:.1} | {} | {:.1} |",
+                " {:.1} | {} | {:.1} | {} | {:.1} |",
                 mib(s.dev_shm_used_bytes),
                 s.zenoh_segments,
-                mib(s.zenoh_bytes)
+                mib(s.zenoh_bytes),
+                s.lane_files,
+                mib(s.lane_bytes)
             );
         }
         out
@@ -182,6 +208,8 @@ mod tests {
             dev_shm_used_bytes: 0,
             zenoh_bytes: segments << 20,
             zenoh_segments: segments,
+            lane_files: 0,
+            lane_bytes: 0,
         }
     }
 
@@ -231,6 +259,17 @@ mod tests {
             "{:?}",
             leaks.failures
         );
+        let lane_leak = |files| SoakSample {
+            lane_files: files,
+            ..sample(99.0, warm, 6)
+        };
+        let lane_leaks = report(vec![lane_leak(5), lane_leak(14)], 0);
+        assert!(
+            lane_leaks.failures[0].contains("the lane's files grew from 5 (0 MiB) to 14"),
+            "{:?}",
+            lane_leaks.failures
+        );
+        assert!(report(vec![lane_leak(5), lane_leak(13)], 0).failures.is_empty());
         let loses = report(vec![sample(30.0, warm, 6), sample(99.0, warm, 6)], 3);
         assert_eq!(
             loses.failures,

@@ -111,13 +111,17 @@ fn sample(seconds: f64, pids: &[(&str, Option<u32>)]) -> SoakSample {
         .iter()
         .filter_map(|(role, pid)| Some(((*role).to_owned(), zshm::tools::usage::rss_bytes((*pid)?)?)))
         .collect();
-    let shm = zshm::shm::usage::dev_shm(Path::new(zshm::shm::preflight::DEV_SHM)).unwrap_or_default();
+    let dev_shm = Path::new(zshm::shm::preflight::DEV_SHM);
+    let shm = zshm::shm::usage::dev_shm(dev_shm).unwrap_or_default();
+    let (lane_files, lane_bytes) = zshm::lane::clean::dev_shm_usage(dev_shm);
     SoakSample {
         seconds,
         rss_bytes,
         dev_shm_used_bytes: shm.size_bytes.saturating_sub(shm.free_bytes),
         zenoh_bytes: shm.zenoh_bytes,
         zenoh_segments: shm.zenoh_segments,
+        lane_files,
+        lane_bytes,
     }
 }
 

@@ -1,9 +1,12 @@
 //! The soak of docs/RELIABILITY.md, one minute long: 7 MB clouds at 15 Hz, two subscribers, one
-//! SIGKILLed and restarted every 20 s, in a private /dev/shm. The 10-minute run is
-//! `zshm bench --soak 600` (its figures are in docs/RELIABILITY.md); the assertions are the same.
+//! SIGKILLed and restarted every 20 s, in a private /dev/shm, with the same-host lane on (as by
+//! default), so that its dead-node cleanup is held to the same bounds as zenoh's segments. The
+//! 10-minute run is `zshm bench --soak 600` (its figures are in docs/RELIABILITY.md); the
+//! assertions are the same.
 
 use serde_json::Value;
 
+use crate::support::LaneRoot;
 use crate::support::namespace::PrivateShm;
 
 #[test]
@@ -20,7 +23,8 @@ fn a_one_minute_soak_loses_nothing_and_nothing_grows() {
         "--out",
         &out_dir,
     ];
-    let mut soak = ns.zshm("soak", &args).start();
+    let root = LaneRoot::new("soak", 0);
+    let mut soak = ns.zshm_on_lane("soak", &root, &args).start();
     assert_eq!(soak.wait_exit(), 0, "the soak's own verdict\n{}", soak.dump());
     let report: Value = soak.json();
     assert_eq!(report["failures"], serde_json::json!([]), "{report}");
@@ -61,6 +65,10 @@ fn a_one_minute_soak_loses_nothing_and_nothing_grows() {
             "no RSS for {role}"
         );
     }
+    assert!(
+        samples.iter().any(|s| s["lane_files"].as_u64() > Some(0)),
+        "the subscribers used the lane: {report}"
+    );
     assert!(out.path().join("soak.md").exists() && out.path().join("soak.json").exists());
     assert_eq!(
         ns.segments(),
