@@ -161,16 +161,8 @@ fn killed_lane_processes_leave_nothing_once_the_next_one_starts() {
     let mut probe = probe(&root, &router, Some("10"), None);
     assert_eq!(probe.wait_exit(), 0, "{}", probe.dump());
     assert_eq!(probe.json()["lost"], 0);
-    let mut clean = zshm("shm-clean", &root, &["shm-clean"]).start();
-    assert_eq!(clean.wait_exit(), 0, "{}", clean.dump());
-    assert!(
-        clean
-            .stdout()
-            .iter()
-            .any(|l| l.contains("removed the files of 0 dead processes")),
-        "nothing was left to clean:\n{}",
-        clean.dump()
-    );
+    // Nothing was left to clean.
+    shm_clean_removes_the_files_of(&root, 0);
     camera.stop();
     let deadline = Instant::now() + DEADLINE;
     while root.dev_shm_files().iter().any(|f| !f.ends_with("global_mgmt")) {
@@ -181,6 +173,18 @@ fn killed_lane_processes_leave_nothing_once_the_next_one_starts() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Runs `zshm shm-clean` in `root` and checks it says it removed the files of `dead` processes.
+fn shm_clean_removes_the_files_of(root: &LaneRoot, dead: usize) {
+    let mut clean = zshm("shm-clean", root, &["shm-clean"]).start();
+    assert_eq!(clean.wait_exit(), 0, "{}", clean.dump());
+    let said = format!("removed the files of {dead} dead processes");
+    assert!(
+        clean.stdout().iter().any(|l| l.contains(&said)),
+        "{said}:\n{}",
+        clean.dump()
+    );
 }
 
 #[test]
@@ -195,16 +199,7 @@ fn shm_clean_removes_what_killed_lane_processes_left() {
     talker.signal(Signal::SIGKILL);
     listener.wait_exit();
     talker.wait_exit();
-    let mut clean = zshm("shm-clean", &root, &["shm-clean"]).start();
-    assert_eq!(clean.wait_exit(), 0, "{}", clean.dump());
-    assert!(
-        clean
-            .stdout()
-            .iter()
-            .any(|l| l.contains("removed the files of 2 dead processes")),
-        "{}",
-        clean.dump()
-    );
+    shm_clean_removes_the_files_of(&root, 2);
     let left = root.dev_shm_files();
     assert!(left.iter().all(|f| f.ends_with("global_mgmt")), "{left:?}");
 }
