@@ -117,28 +117,21 @@ impl SoakReport {
                     ));
                 }
             }
-            if last.zenoh_segments > first.zenoh_segments + SEGMENT_GROWTH_BOUND
-                || last.zenoh_bytes > first.zenoh_bytes + SEGMENT_BYTES_GROWTH_BOUND
-            {
-                failures.push(format!(
-                    "/dev/shm grew from {} segments ({} MiB) to {} ({} MiB)",
-                    first.zenoh_segments,
-                    first.zenoh_bytes >> 20,
-                    last.zenoh_segments,
-                    last.zenoh_bytes >> 20
-                ));
-            }
-            if last.lane_files > first.lane_files + LANE_FILE_GROWTH_BOUND
-                || last.lane_bytes > first.lane_bytes + LANE_BYTES_GROWTH_BOUND
-            {
-                failures.push(format!(
-                    "the lane's files grew from {} ({} MiB) to {} ({} MiB)",
-                    first.lane_files,
-                    first.lane_bytes >> 20,
-                    last.lane_files,
-                    last.lane_bytes >> 20
-                ));
-            }
+            let segments = growth(
+                "/dev/shm",
+                "segments",
+                (first.zenoh_segments, first.zenoh_bytes),
+                (last.zenoh_segments, last.zenoh_bytes),
+                (SEGMENT_GROWTH_BOUND, SEGMENT_BYTES_GROWTH_BOUND),
+            );
+            let lane = growth(
+                "the lane's files",
+                "files",
+                (first.lane_files, first.lane_bytes),
+                (last.lane_files, last.lane_bytes),
+                (LANE_FILE_GROWTH_BOUND, LANE_BYTES_GROWTH_BOUND),
+            );
+            failures.extend(segments.into_iter().chain(lane));
         } else {
             failures.push("no sample after warm-up".into());
         }
@@ -195,6 +188,27 @@ impl SoakReport {
         }
         out
     }
+}
+
+/// Says how `what` grew when its (count, bytes) went from `before` to `after` by more than
+/// `bounds` allows.
+fn growth(
+    what: &str,
+    unit: &str,
+    before: (u64, u64),
+    after: (u64, u64),
+    bounds: (u64, u64),
+) -> Option<String> {
+    let grew = after.0 > before.0 + bounds.0 || after.1 > before.1 + bounds.1;
+    grew.then(|| {
+        format!(
+            "{what} grew from {} {unit} ({} MiB) to {} ({} MiB)",
+            before.0,
+            before.1 >> 20,
+            after.0,
+            after.1 >> 20
+        )
+    })
 }
 
 #[cfg(test)]
@@ -265,7 +279,7 @@ mod tests {
         };
         let lane_leaks = report(vec![lane_leak(5), lane_leak(14)], 0);
         assert!(
-            lane_leaks.failures[0].contains("the lane's files grew from 5 (0 MiB) to 14"),
+            lane_leaks.failures[0].contains("the lane's files grew from 5 files (0 MiB) to 14"),
             "{:?}",
             lane_leaks.failures
         );
