@@ -200,7 +200,7 @@ fn lane_verdict(number: u8, lane: &PhaseResult) -> Option<String> {
     Some(format!(
         "Phase {number} did not use the same-host lane: only {:.0}% of its {} clouds came through it, so the \
          \"{}\" column above measures zenoh.\nThe camera and the probe logged why above (`lane unavailable` or \
-         `stays on zenoh`); run `zshm doctor` for the lane's check and its fix.",
+         `received through zenoh`); run `zshm doctor` for the lane's check and its fix.",
         100.0 * share,
         lane.probe.received,
         lane.name
