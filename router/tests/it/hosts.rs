@@ -4,6 +4,7 @@
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -261,7 +262,20 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
     for probe in [&probe_robot, &probe_station] {
         probe.wait_for_stdout("a first window", |l| l.contains("\"final\":false"));
     }
-    let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
+    // The exporter learns each node's host from its report, which may come a scrape later than
+    // its first window: poll until both probes are there, then check everything at once.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let metrics = loop {
+        let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
+        let probe_on = |host: &str| {
+            let host = format!("host=\"{host}\"");
+            sample(&metrics, "zshm_node_info", &["node=\"/cam_latency\"", &host]).is_some()
+        };
+        if (probe_on("station-host") && probe_on("robot-host")) || Instant::now() > deadline {
+            break metrics;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     let station_probe = sample(
         &metrics,
         "zshm_node_info",
