@@ -8,6 +8,7 @@
 //! receivers keep every segment they ever mapped (docs/zenoh-shm.md), so doubling bounds what the
 //! old pools cost them to the size of the last one.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -43,6 +44,9 @@ pub struct ShmPool {
     stats: Arc<SessionStats>,
     warned: [AtomicBool; LoanFallback::ALL.len()],
     reclaimed_warned: AtomicBool,
+    /// Set when the files of this process's segments were removed under it (see
+    /// [`ShmPool::create_whole`]): no more pools are created.
+    segments_removed: AtomicBool,
 }
 
 impl ShmPool {
@@ -53,6 +57,7 @@ impl ShmPool {
             stats,
             warned: Default::default(),
             reclaimed_warned: AtomicBool::new(false),
+            segments_removed: AtomicBool::new(false),
         }
     }
 
@@ -100,14 +105,48 @@ impl ShmPool {
             Some((_, size)) => wanted.max(size.saturating_mul(2)).min(self.max_size),
             None => wanted,
         };
-        let provider = ShmProviderBuilder::default_backend(size).wait().map_err(|err| {
-            tracing::debug!(size, "SHM pool not created: {err}");
-            LoanFallback::AllocFailed
-        })?;
+        if self.segments_removed.load(Ordering::Relaxed) {
+            return Err(LoanFallback::AllocFailed);
+        }
+        let provider = self.create_whole(size)?;
         tracing::debug!(size, "SHM pool created");
         let provider = Arc::new(provider);
         *current = Some((provider.clone(), size));
         Ok(provider)
+    }
+
+    /// Creates a pool of `size` bytes whose files are all still in /dev/shm.
+    ///
+    /// Every zenoh process removes the segments it finds unlocked when it starts and exits, and
+    /// zenoh 1.10.2 creates a segment's file before it locks it: another process's cleanup can
+    /// remove the file in between. The creator still maps it, but no receiver can open it, so
+    /// every message in it would be lost without a word (seen once in CI: a case received 0 of
+    /// 20). The first allocation also creates the process's metadata segment, so both are
+    /// checked: a `.zenoh` file this process maps that was deleted meanwhile means a lost race.
+    /// A new pool is tried then; when the loss stays (the metadata segment, created once per
+    /// process), shared memory is given up for this session and loans use the heap (counted).
+    fn create_whole(&self, size: usize) -> Result<ShmProvider<PosixShmProviderBackend>, LoanFallback> {
+        const ATTEMPTS: usize = 3;
+        for _ in 0..ATTEMPTS {
+            let before = deleted_zenoh_files();
+            let provider = ShmProviderBuilder::default_backend(size).wait().map_err(|err| {
+                tracing::debug!(size, "SHM pool not created: {err}");
+                LoanFallback::AllocFailed
+            })?;
+            drop(provider.alloc(1).wait());
+            let lost: Vec<String> = deleted_zenoh_files().difference(&before).cloned().collect();
+            if lost.is_empty() {
+                return Ok(provider);
+            }
+            tracing::debug!(?lost, "a new SHM segment's file was removed by another process");
+        }
+        self.segments_removed.store(true, Ordering::Relaxed);
+        tracing::warn!(
+            "shared memory given up for this process: another zenoh process's cleanup removed the \
+             files of its SHM segments as they were created (a race in zenoh 1.10.2), so no \
+             receiver could read them; messages go over the network (counted as alloc_failed)"
+        );
+        Err(LoanFallback::AllocFailed)
     }
 
     async fn try_alloc(&self, len: usize) -> Result<ZShmMut, LoanFallback> {
@@ -174,6 +213,9 @@ impl ShmPool {
     }
 
     fn warn_once(&self, reason: LoanFallback, len: usize) {
+        if self.segments_removed.load(Ordering::Relaxed) {
+            return; // said once, with its cause, when it happened
+        }
         if !self.warned[reason.index()].swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 reason = reason.label(),
@@ -183,5 +225,41 @@ impl ShmPool {
                 reason.remedy()
             );
         }
+    }
+}
+
+/// The `*.zenoh` files this process maps that were deleted (`/proc/self/maps` marks them so).
+fn deleted_zenoh_files() -> BTreeSet<String> {
+    deleted_zenoh_files_in(&std::fs::read_to_string("/proc/self/maps").unwrap_or_default())
+}
+
+fn deleted_zenoh_files_in(maps: &str) -> BTreeSet<String> {
+    maps.lines()
+        .filter_map(|line| line.strip_suffix(" (deleted)"))
+        .filter_map(|line| line.split_whitespace().last())
+        .filter(|path| path.ends_with(".zenoh"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deleted_zenoh_files_are_read_from_the_maps() {
+        let maps = "\
+7f00 rw-s 00000000 00:1a 11 /dev/shm/1830364613.zenoh (deleted)
+7f01 rw-s 00000000 00:1a 12 /dev/shm/59014.zenoh
+7f02 rw-s 00000000 00:1a 13 /dev/shm/z0_46fd32_x.data (deleted)
+7f03 r-xp 00000000 08:01 14 /usr/lib/libc.so.6
+";
+        assert_eq!(
+            deleted_zenoh_files_in(maps).into_iter().collect::<Vec<_>>(),
+            ["/dev/shm/1830364613.zenoh"]
+        );
+        // This process maps its own segments once it has a pool; none of them is deleted.
+        let pool = ShmPool::new(1 << 20, Arc::default());
+        assert!(pool.create_whole(1 << 20).is_ok());
     }
 }
