@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use zshm::msgs::std_msgs;
 use zshm::raw::DataPath;
+use zshm::ros::Publisher;
 use zshm::ros::qos::{Durability, History, QosProfile};
 use zshm::stats::LaneFallback;
 
@@ -26,6 +27,25 @@ fn text(n: u64) -> std_msgs::String {
     std_msgs::String {
         data: format!("n{n}"),
     }
+}
+
+/// Publishes `count` texts once `publisher` has its subscriber, waits until all are logged, and
+/// checks that none came through the lane.
+async fn all_through_zenoh(publisher: &Publisher<std_msgs::String>, log: &Log, count: u64) {
+    assert!(publisher.wait_for_subscribers(DEADLINE).await);
+    for n in 1..=count {
+        publisher.publish(&text(n)).await.unwrap();
+    }
+    until(&format!("all {count}"), || {
+        log.lock().unwrap().len() == count as usize
+    })
+    .await;
+    assert!(
+        log.lock()
+            .unwrap()
+            .iter()
+            .all(|(_, path)| *path != DataPath::Lane)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,17 +153,7 @@ async fn a_depth_the_lane_cannot_hold_stays_on_zenoh_and_is_counted() {
         .create_publisher::<std_msgs::String>("/it/lane/deep", QosProfile::default())
         .await
         .unwrap();
-    assert!(publisher.wait_for_subscribers(DEADLINE).await);
-    for n in 1..=20 {
-        publisher.publish(&text(n)).await.unwrap();
-    }
-    until("all 20", || log.lock().unwrap().len() == 20).await;
-    assert!(
-        log.lock()
-            .unwrap()
-            .iter()
-            .all(|(_, path)| *path != DataPath::Lane)
-    );
+    all_through_zenoh(&publisher, &log, 20).await;
     assert_eq!(publisher.lane_subscribers(), 0);
     assert!(!publisher.skips_zenoh());
     let fallbacks = b.stats().snapshot().lane;
@@ -170,17 +180,7 @@ async fn with_zshm_lane_off_everything_goes_through_zenoh() {
         .create_publisher::<std_msgs::String>("/it/lane/off", QosProfile::default())
         .await
         .unwrap();
-    assert!(publisher.wait_for_subscribers(DEADLINE).await);
-    for n in 1..=10 {
-        publisher.publish(&text(n)).await.unwrap();
-    }
-    until("all 10", || log.lock().unwrap().len() == 10).await;
-    assert!(
-        log.lock()
-            .unwrap()
-            .iter()
-            .all(|(_, path)| *path != DataPath::Lane)
-    );
+    all_through_zenoh(&publisher, &log, 10).await;
     assert_eq!(a.stats().snapshot().lane.published_messages, 0);
     assert!(
         !std::path::Path::new(&domain.env().get("ZSHM_LANE_ROOT").unwrap()).exists(),
