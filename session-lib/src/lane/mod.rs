@@ -8,8 +8,9 @@
 //! publishers it discovers through their liveliness tokens. Then, for each message:
 //!
 //! * **zshm subscriber on this host, same user:** through the lane. The publisher writes the
-//!   message in place in its segment ([`LaneLoan`]) and wakes the subscriber's thread
-//!   ([`LaneReceiver`]), which reads it in place. No copy, no socket, one wake-up.
+//!   message in place in its segment ([`LaneLoan`]) and wakes the subscriber's executor
+//!   ([`LaneReceiver`]): the thread that wakes up reads it in place and runs the callback. No
+//!   copy, no socket, one wake-up.
 //! * **everyone else** (rmw_zenoh nodes, other hosts, other users, plain zenoh subscribers,
 //!   subscriptions in the publisher's own session): through zenoh, exactly as without the lane
 //!   (SHM descriptors or bytes on the link).
@@ -41,7 +42,7 @@ mod status;
 
 pub use context::LaneContext;
 pub use header::{ATTACHMENT_CAPACITY, LaneHeader};
-pub use receiver::{AttachFailure, Deadline, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile};
+pub use receiver::{AttachFailure, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile};
 pub use sender::{BLOCK_LIMIT, LaneLoan, LaneSendError, LaneSender, SenderProfile};
 pub use status::{LaneStatus, LaneUnavailable};
 

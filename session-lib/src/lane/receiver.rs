@@ -1,20 +1,20 @@
 //! [`LaneReceiver`]: the receiving end of the lane for one subscription. It attaches to the
-//! lanes of the publishers it is told about and runs one thread that sleeps until one of them
-//! sends: the thread waits in `epoll` on the publishers' iceoryx2 listeners and on an eventfd
-//! for its own control messages, then reads every waiting message and hands each one, a view
-//! into the publisher's segment, to the subscription's handler.
+//! lanes of the publishers it is told about and gathers their wake-ups in one `epoll` instance
+//! (the publishers' iceoryx2 listeners and an eventfd for its own control messages). It owns no
+//! thread: its epoll descriptor ([`LaneReceiver::descriptor`]) sits in the wait set of the
+//! executor that serves the subscription, and the executor thread that wakes up for it calls
+//! [`LaneReceiver::process`], which reads every waiting message and hands each one, a view into
+//! the publisher's segment, to the subscription's handler on that same thread: no hand-off.
 //!
-//! Why epoll and not iceoryx2's `Listener::blocking_wait`: one thread serves every publisher of
-//! the subscription, it stops at once without a message from another process, and it saves the
-//! four `fcntl` and one `setsockopt` calls `blocking_wait` makes per wake-up.
+//! Why epoll and not iceoryx2's `Listener::blocking_wait`: one descriptor serves every publisher
+//! of the subscription, the executor waits on it beside everything else it serves, and it saves
+//! the four `fcntl` and one `setsockopt` calls `blocking_wait` makes per wake-up.
 
 #![allow(unsafe_code)]
 
-use std::os::fd::BorrowedFd;
-use std::sync::Arc;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::Listener;
@@ -40,7 +40,7 @@ pub struct ReceiverProfile {
     pub buffer: usize,
 }
 
-/// What the receiving thread hands to the subscription.
+/// What [`LaneReceiver::process`] hands to the subscription.
 #[derive(Debug)]
 pub enum LaneEvent {
     /// A message.
@@ -52,8 +52,6 @@ pub enum LaneEvent {
         /// Whether its messages now come through the lane.
         result: Result<(), AttachFailure>,
     },
-    /// The deadline the handler asked for has passed.
-    Tick,
 }
 
 /// Why a subscription could not receive a publisher through the lane.
@@ -94,7 +92,8 @@ impl Drop for LaneSample {
     }
 }
 
-/// The eventfd that wakes the thread, and whether it waits for borrowed samples to come back.
+/// The eventfd that makes the receiver's descriptor readable for its own control messages, and
+/// whether it waits for borrowed samples to come back.
 #[derive(Debug)]
 struct Wake {
     fd: EventFd,
@@ -112,26 +111,30 @@ impl Wake {
 enum Control {
     Attach { id: String, history: usize },
     Detach(String),
-    Stop,
 }
 
-/// The receiving end of one subscription; stops its thread when dropped.
-#[derive(Debug)]
+/// The receiving end of one subscription. Whoever serves it waits for its
+/// [`descriptor`](Self::descriptor) to be readable, then calls [`process`](Self::process).
 pub struct LaneReceiver {
     control: flume::Sender<Control>,
     wake: Arc<Wake>,
-    thread: Option<JoinHandle<()>>,
+    epoll: Epoll,
+    state: Mutex<State>,
 }
 
-/// What the handler returns: when it wants a [`LaneEvent::Tick`] (its earliest deadline).
-pub type Deadline = Option<Instant>;
+impl std::fmt::Debug for LaneReceiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaneReceiver").finish_non_exhaustive()
+    }
+}
 
 impl LaneReceiver {
-    /// Starts the thread. `handler` gets every [`LaneEvent`] on it and returns its next deadline.
-    pub fn spawn(
+    /// A receiver that hands every [`LaneEvent`] to `handler`, on the thread that calls
+    /// [`process`](Self::process).
+    pub fn new(
         ctx: Arc<LaneContext>,
         profile: ReceiverProfile,
-        handler: impl FnMut(LaneEvent) -> Deadline + Send + 'static,
+        handler: impl FnMut(LaneEvent) + Send + 'static,
     ) -> std::io::Result<Self> {
         let fd = EventFd::from_value_and_flags(0, EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
         let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
@@ -141,29 +144,39 @@ impl LaneReceiver {
             stalled: AtomicBool::new(false),
         });
         let (control, queue) = flume::unbounded();
-        let mut thread = Thread {
+        let state = State {
             ctx,
             profile,
-            epoll,
             wake: wake.clone(),
             queue,
             slots: Vec::new(),
             handler: Box::new(handler),
-            deadline: None,
             warned_borrows: false,
         };
-        let thread = std::thread::Builder::new()
-            .name("zshm-lane".into())
-            .spawn(move || thread.run())?;
         Ok(Self {
             control,
             wake,
-            thread: Some(thread),
+            epoll,
+            state: Mutex::new(state),
         })
     }
 
+    /// The descriptor that is readable while something waits to be processed: a message of an
+    /// attached publisher, or an attach or detach order.
+    pub fn descriptor(&self) -> BorrowedFd<'_> {
+        self.epoll.0.as_fd()
+    }
+
+    /// Handles everything waiting now: attach and detach orders, then every message of every
+    /// publisher that woke the receiver, each handed to the handler on this thread. Never waits.
+    pub fn process(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.process(&self.epoll);
+    }
+
     /// Starts receiving the publisher `id` through its lane, with up to `history` of its past
-    /// messages; the outcome arrives as [`LaneEvent::Attached`].
+    /// messages; the outcome arrives as [`LaneEvent::Attached`] at the next
+    /// [`process`](Self::process).
     pub fn attach(&self, id: &str, history: usize) {
         self.send(Control::Attach {
             id: id.to_owned(),
@@ -177,20 +190,9 @@ impl LaneReceiver {
     }
 
     fn send(&self, control: Control) {
-        // The thread only stops when this receiver is dropped, so it is there to receive.
+        // The queue lives as long as the receiver, so it is there to receive.
         let _ = self.control.send(control);
         self.wake.ring();
-    }
-}
-
-impl Drop for LaneReceiver {
-    fn drop(&mut self) {
-        self.send(Control::Stop);
-        if let Some(thread) = self.thread.take()
-            && thread.thread().id() != std::thread::current().id()
-        {
-            let _ = thread.join();
-        }
     }
 }
 
@@ -205,34 +207,25 @@ struct Slot {
     subscriber: Subscriber<Svc, [u8], LaneHeader>,
 }
 
-struct Thread {
+struct State {
     ctx: Arc<LaneContext>,
     profile: ReceiverProfile,
-    epoll: Epoll,
     wake: Arc<Wake>,
     queue: flume::Receiver<Control>,
     slots: Vec<Option<Slot>>,
-    handler: Box<dyn FnMut(LaneEvent) -> Deadline + Send>,
-    deadline: Deadline,
+    handler: Box<dyn FnMut(LaneEvent) + Send>,
     warned_borrows: bool,
 }
 
-impl Thread {
-    fn run(&mut self) {
+impl State {
+    fn process(&mut self, epoll: &Epoll) {
         let mut events = [EpollEvent::empty(); 16];
         loop {
-            let timeout = match self.deadline {
-                None => EpollTimeout::NONE,
-                Some(at) => {
-                    let left = at.saturating_duration_since(Instant::now()) + Duration::from_millis(1);
-                    EpollTimeout::try_from(left).unwrap_or(EpollTimeout::MAX)
-                }
-            };
-            let ready = match self.epoll.wait(&mut events, timeout) {
+            let ready = match epoll.wait(&mut events, EpollTimeout::ZERO) {
                 Ok(n) => n,
                 Err(nix::errno::Errno::EINTR) => continue,
                 Err(err) => {
-                    tracing::error!("lane: the receiver stopped, epoll failed: {err}");
+                    tracing::error!("lane: the receiver cannot read its wake-ups, epoll failed: {err}");
                     return;
                 }
             };
@@ -240,9 +233,7 @@ impl Thread {
                 match event.data() {
                     CONTROL => {
                         let _ = self.wake.fd.read();
-                        if !self.control() {
-                            return;
-                        }
+                        self.control(epoll);
                         // A sample given back after a stall rings the same eventfd.
                         for index in 0..self.slots.len() {
                             self.drain(index);
@@ -261,28 +252,26 @@ impl Thread {
                     }
                 }
             }
-            if self.deadline.is_some_and(|at| at <= Instant::now()) {
-                self.deadline = (self.handler)(LaneEvent::Tick);
+            if ready < events.len() {
+                return;
             }
         }
     }
 
-    /// Handles the queued control messages; false once told to stop.
-    fn control(&mut self) -> bool {
+    /// Handles the queued control messages.
+    fn control(&mut self, epoll: &Epoll) {
         while let Ok(control) = self.queue.try_recv() {
             match control {
                 Control::Attach { id, history } => {
-                    let result = self.attach(&id, history);
-                    self.deadline = (self.handler)(LaneEvent::Attached { id, result });
+                    let result = self.attach(epoll, &id, history);
+                    (self.handler)(LaneEvent::Attached { id, result });
                 }
-                Control::Detach(id) => self.detach(&id),
-                Control::Stop => return false,
+                Control::Detach(id) => self.detach(epoll, &id),
             }
         }
-        true
     }
 
-    fn attach(&mut self, id: &str, history: usize) -> Result<(), AttachFailure> {
+    fn attach(&mut self, epoll: &Epoll, id: &str, history: usize) -> Result<(), AttachFailure> {
         if self.slots.iter().flatten().any(|slot| slot.id == id) {
             return Ok(());
         }
@@ -297,7 +286,7 @@ impl Thread {
         // SAFETY: the listener's descriptor stays open while the slot holds the listener, and
         // the slot leaves epoll (in `detach`) before it is dropped.
         let fd = unsafe { BorrowedFd::borrow_raw(slot.listener.file_descriptor().native_handle()) };
-        self.epoll
+        epoll
             .add(fd, EpollEvent::new(EpollFlags::EPOLLIN, index as u64 + 1))
             .map_err(|err| failure(LaneFallback::OpenFailed, format!("epoll: {err}")))?;
         self.slots[index] = Some(slot);
@@ -346,7 +335,7 @@ impl Thread {
         })
     }
 
-    fn detach(&mut self, id: &str) {
+    fn detach(&mut self, epoll: &Epoll, id: &str) {
         let Some(index) = self
             .slots
             .iter()
@@ -358,7 +347,7 @@ impl Thread {
         if let Some(slot) = self.slots[index].take() {
             // SAFETY: the listener is still alive here; it is dropped right after.
             let fd = unsafe { BorrowedFd::borrow_raw(slot.listener.file_descriptor().native_handle()) };
-            let _ = self.epoll.delete(fd);
+            let _ = epoll.delete(fd);
         }
     }
 
@@ -375,7 +364,7 @@ impl Thread {
                         sample,
                         wake: self.wake.clone(),
                     };
-                    self.deadline = (self.handler)(LaneEvent::Sample(sample));
+                    (self.handler)(LaneEvent::Sample(sample));
                 }
                 Ok(None) => return,
                 Err(ReceiveError::ExceedsMaxBorrows) => {

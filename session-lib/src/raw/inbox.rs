@@ -1,6 +1,6 @@
 //! [`Inbox`]: the bounded queue between a receive path (zenoh's receive thread, or any other)
-//! and whoever consumes the samples (an application reading a [`RawSubscription`], or the worker
-//! thread of a typed subscription).
+//! and whoever consumes the samples (an application reading a [`RawSubscription`], or the
+//! executor serving a typed subscription).
 //!
 //! Pushing never blocks: when the queue is full, the oldest queued sample is dropped to make
 //! room, counted in the session stats under the queue's [`QueueOverflow`] kind, and the first
@@ -11,7 +11,8 @@
 //! held on the heap (samples in shared memory cost the subscriber nothing; they occupy the
 //! publisher's pool, which is bounded already).
 //!
-//! This is not a general channel: the consumer side is single (one reader or one worker).
+//! This is not a general channel: the consumer side is single (one reader, or the one executor
+//! thread that holds the subscription).
 //!
 //! [`RawSubscription`]: super::RawSubscription
 
@@ -228,6 +229,14 @@ impl<M> InboxReceiver<M> {
     /// gone.
     pub fn recv(&self) -> Option<M> {
         self.take(self.rx.recv())
+    }
+
+    /// The next sample if one is queued, without waiting; `None` also once stopped.
+    pub fn try_recv(&self) -> Option<M> {
+        match self.rx.try_recv() {
+            Ok(item) => self.take(Ok(item)),
+            Err(_) => None,
+        }
     }
 
     /// The next sample, waiting for it asynchronously; `None` as for [`recv`](Self::recv).

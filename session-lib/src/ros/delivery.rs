@@ -1,15 +1,17 @@
 //! How a typed subscription hands samples to its callback without ever making a receive path
-//! wait: each receive path (zenoh's callback, and the same-host lane's thread, after the two are
-//! merged by publisher and sequence number in `ros/lane/paths.rs`) hands its samples to an
-//! `Inlet` (the attachment is checked there, a few bytes), the sample waits in a bounded queue
-//! shaped by the subscription's QoS, and one worker thread per subscription validates the CDR
-//! once and runs the callback with the view it validated.
+//! wait. Each receive path (zenoh's callback, and the same-host lane, read by the executor thread
+//! that woke up for it, after the two are merged by publisher and sequence number in
+//! `ros/lane/paths.rs`) checks the attachment (a few bytes, [`Handler::admit`]) and then either
+//! queues the sample in a bounded queue shaped by the subscription's QoS ([`Queue`]) and rings the
+//! executor, or, for a subscription that asked for inline delivery, runs the callback at once on
+//! the thread that received it. The executor pops the queue, validates the CDR once and runs the
+//! callback with the view it validated ([`Handler::run`]).
 //!
 //! A lane sample in the queue keeps its buffer in the publisher's segment, and a subscription may
 //! hold only so many of one publisher's buffers ([`crate::lane::SUBSCRIBER_MAX_BORROWED`], above
 //! the lane's deepest KEEP_LAST queue). A KEEP_ALL queue that holds that many makes the lane
-//! thread leave that publisher's next messages in the lane until one is given back: the lane
-//! thread itself never waits.
+//! receiver leave that publisher's next messages in the lane until one is given back: nothing
+//! waits for it.
 //!
 //! Queue bounds ([`bounds`]): KEEP_LAST holds `depth` samples (rmw_zenoh's substitution: 0 is
 //! 42) and drops the oldest when a new one arrives, as ROS specifies; KEEP_ALL holds up to
@@ -17,17 +19,16 @@
 //! bound). Either way at most [`HEAP_BYTES_BOUND`] of payload waits on the heap. Every drop is
 //! counted in the session stats by QoS ([`QueueOverflow`]) and the first one is logged.
 //!
-//! Not here: how samples are received (the `raw` layer), or what a sample offers
-//! ([`Sample`], [`Subscription`](super::Subscription)).
+//! Not here: how samples are received (the `raw` layer), what a sample offers
+//! ([`Sample`]), or when callbacks run ([`executor`](super::executor)).
 
-use std::marker::PhantomData;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::attachment::Attachment;
+use super::executor::Notifier;
 use super::qos::{History, QosProfile, Reliability};
-use super::subscription::Sample;
+use super::sample::Sample;
 use crate::msgs::Message;
 use crate::raw::RawSample;
 use crate::raw::inbox::{self, Inbox, InboxBounds, InboxReceiver};
@@ -56,7 +57,7 @@ pub fn bounds(qos: &QosProfile) -> InboxBounds {
     }
 }
 
-/// A sample whose attachment was accepted, waiting for the worker.
+/// A sample whose attachment was accepted, waiting for its callback.
 pub(crate) struct Admitted {
     sample: RawSample,
     attachment: Attachment,
@@ -98,99 +99,92 @@ impl Gate {
     }
 }
 
-/// Where a receive path puts the samples of one typed subscription. Pushing never blocks.
-#[derive(Clone)]
-pub(crate) struct Inlet {
-    inbox: Inbox<Admitted>,
-    gate: Arc<Gate>,
+/// The callback of one subscription and the checks before it. Shared by the receive paths (which
+/// admit) and the executor (which runs).
+pub(crate) struct Handler<T: Message> {
+    gate: Gate,
+    callback: Mutex<Callback<T>>,
 }
 
-impl Inlet {
+/// A subscription's callback, as the user gave it.
+type Callback<T> = Box<dyn FnMut(Sample<'_, T>) + Send>;
+
+impl<T: Message> Handler<T> {
+    pub(crate) fn new(
+        topic: &str,
+        stats: Arc<SessionStats>,
+        callback: impl FnMut(Sample<'_, T>) + Send + 'static,
+    ) -> Self {
+        Self {
+            gate: Gate {
+                topic: topic.to_owned(),
+                stats,
+                warned: Default::default(),
+            },
+            callback: Mutex::new(Box::new(callback)),
+        }
+    }
+
     /// Checks the attachment; `None` when the sample is dropped (counted).
     pub(crate) fn admit(&self, sample: RawSample) -> Option<Admitted> {
         let attachment = self.gate.attachment(&sample)?;
         Some(Admitted { sample, attachment })
     }
 
-    /// Queues an admitted sample; never blocks (a full queue drops its oldest, counted).
-    pub(crate) fn queue(&self, admitted: Admitted) {
-        let bytes = admitted.sample.heap_bytes();
-        self.inbox.push(admitted, bytes);
-    }
-}
-
-/// The thread that runs a subscription's callback. Dropping it discards what is still queued
-/// and waits for a callback that is running to return (unless the callback itself drops it).
-pub(crate) struct Worker {
-    inbox: Inbox<Admitted>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Worker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Worker").field("inbox", &self.inbox).finish()
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        self.inbox.stop();
-        if let Some(thread) = self.thread.take()
-            && thread.thread().id() != std::thread::current().id()
-        {
-            // A panic in the callback already printed its message; nothing more to report.
-            let _ = thread.join();
-        }
-    }
-}
-
-/// Starts the delivery of `T` on `topic` to `callback`: returns the inlet receive paths push
-/// into and the worker the subscription keeps.
-pub(crate) fn start<T: Message>(
-    topic: &str,
-    qos: &QosProfile,
-    stats: Arc<SessionStats>,
-    callback: impl FnMut(Sample<'_, T>) + Send + 'static,
-) -> std::io::Result<(Inlet, Worker)> {
-    let gate = Arc::new(Gate {
-        topic: topic.to_owned(),
-        stats: stats.clone(),
-        warned: Default::default(),
-    });
-    let (inbox, queue) = inbox::inbox(topic, bounds(qos), stats);
-    // Linux keeps 15 bytes of a thread name: enough to tell subscriptions apart in `top -H`.
-    let name: String = format!("zshm-sub{topic}").chars().take(15).collect();
-    let worker_gate = gate.clone();
-    let thread = std::thread::Builder::new()
-        .name(name)
-        .spawn(move || run::<T>(queue, &worker_gate, callback, PhantomData))?;
-    Ok((
-        Inlet {
-            inbox: inbox.clone(),
-            gate,
-        },
-        Worker {
-            inbox,
-            thread: Some(thread),
-        },
-    ))
-}
-
-/// The worker's loop: parse each payload once, hand the view it produced to the callback.
-fn run<T: Message>(
-    queue: InboxReceiver<Admitted>,
-    gate: &Gate,
-    mut callback: impl FnMut(Sample<'_, T>),
-    _type: PhantomData<fn() -> T>,
-) {
-    while let Some(admitted) = queue.recv() {
+    /// Parses the payload once and hands the view it produced to the callback (or drops the
+    /// sample, counted, when it is not valid CDR for `T`).
+    pub(crate) fn run(&self, admitted: Admitted) {
         // The only parse of these bytes: the callback gets this view, and `decode` builds from
         // it. A publisher rewriting its buffer after publishing cannot make a later parse fail.
         match T::view_cdr(admitted.sample.payload()) {
-            Ok(view) => callback(Sample::new(&admitted.sample, admitted.attachment, view)),
+            Ok(view) => {
+                let mut callback = self.callback.lock().unwrap_or_else(PoisonError::into_inner);
+                callback(Sample::new(&admitted.sample, admitted.attachment, view));
+            }
             Err(err) => {
-                let _: Option<()> = gate.reject(DropReason::MalformedCdr, &err.to_string());
+                let _: Option<()> = self.gate.reject(DropReason::MalformedCdr, &err.to_string());
             }
         }
+    }
+}
+
+/// The bounded queue of one subscription between its receive paths and its executor. Pushing
+/// never blocks (a full queue drops its oldest, counted) and rings the executor.
+pub(crate) struct Queue {
+    inbox: Inbox<Admitted>,
+    receiver: InboxReceiver<Admitted>,
+    notifier: Notifier,
+}
+
+impl Queue {
+    pub(crate) fn new(topic: &str, qos: &QosProfile, stats: Arc<SessionStats>, notifier: Notifier) -> Self {
+        let (inbox, receiver) = inbox::inbox(topic, bounds(qos), stats);
+        Self {
+            inbox,
+            receiver,
+            notifier,
+        }
+    }
+
+    /// Queues an admitted sample and tells the executor.
+    pub(crate) fn push(&self, admitted: Admitted) {
+        let bytes = admitted.sample.heap_bytes();
+        self.inbox.push(admitted, bytes);
+        self.notifier.notify();
+    }
+
+    /// The oldest queued sample, if any.
+    pub(crate) fn pop(&self) -> Option<Admitted> {
+        self.receiver.try_recv()
+    }
+
+    /// True when nothing waits.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.inbox.is_empty()
+    }
+
+    /// Discards what is queued and refuses what comes (the subscription is going away).
+    pub(crate) fn stop(&self) {
+        self.inbox.stop();
     }
 }

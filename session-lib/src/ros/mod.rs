@@ -9,6 +9,7 @@
 //! * [`gid`]: entity GIDs.
 //! * [`Node`], [`Publisher`], [`Subscription`], [`Sample`], [`Loan`]: the typed API built on
 //!   these (the payload encoding is [`crate::cdr`]).
+//! * [`executor`]: where callbacks run: executors, callback groups, timers.
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
 //! * [`lane`]: which publishers a subscription receives through the same-host lane, when a
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
@@ -23,11 +24,15 @@ pub mod names;
 pub mod qos;
 
 pub mod delivery;
+pub mod executor;
 
 mod node;
 mod publisher;
+mod sample;
 mod subscription;
 
+pub use executor::{CallbackGroup, CallbackGroupKind, Executor, ExecutorError, SpinHandle, Timer};
 pub use node::{Node, NodeError, NodeOptions};
 pub use publisher::{Loan, Publisher};
-pub use subscription::{Sample, Subscription};
+pub use sample::Sample;
+pub use subscription::{Dispatch, Subscription, SubscriptionOptions};

@@ -1,5 +1,14 @@
-//! [`Node`]: a ROS 2 node on a zshm session, announced with its liveliness token.
+//! [`Node`]: a ROS 2 node on a zshm session, announced with its liveliness token, and the
+//! executor its callbacks run on.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::executor::timer::TimerEntity;
+use super::executor::{
+    CallbackGroup, CallbackGroupKind, Executor, ExecutorError, Notifier, Registration, SpinHandle, Timer,
+    Waitable,
+};
 use crate::msgs::Message;
 use crate::raw::DeclareError;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
@@ -26,30 +35,27 @@ pub enum NodeError {
     /// The publisher or the subscription could not be declared.
     #[error(transparent)]
     Declare(#[from] DeclareError),
-    /// The thread that runs a subscription's callback could not be started (the process is out
-    /// of threads or memory).
-    #[error("cannot start the callback thread of the subscription to {topic}")]
-    Worker {
-        /// The topic.
-        topic: String,
-        /// The operating system's error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The node's executor could not be set up or could not wait on an entity (the process is
+    /// out of threads, descriptors or memory).
+    #[error(transparent)]
+    Executor(#[from] ExecutorError),
+    /// A timer's period is zero.
+    #[error("a timer's period must be above zero")]
+    ZeroPeriod,
 }
 
 impl NodeError {
     /// True when the caller's input is at fault (a name, a key), not the system.
     pub fn is_bad_input(&self) -> bool {
         match self {
-            NodeError::Name(_) => true,
-            NodeError::Token { .. } | NodeError::Worker { .. } => false,
+            NodeError::Name(_) | NodeError::ZeroPeriod => true,
+            NodeError::Token { .. } | NodeError::Executor(_) => false,
             NodeError::Declare(err) => err.is_bad_input(),
         }
     }
 }
 
-/// Where a node lives in the ROS graph.
+/// Where a node lives in the ROS graph, and where its callbacks run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeOptions {
     /// Namespace, `/` by default; a relative one is made absolute.
@@ -58,6 +64,10 @@ pub struct NodeOptions {
     pub enclave: String,
     /// ROS domain; the session's `ROS_DOMAIN_ID` when `None`.
     pub domain: Option<u32>,
+    /// The executor that runs the node's callbacks, which the caller spins (several nodes may
+    /// share one). `None`: the node gets a single-threaded executor of its own, spun on one
+    /// background thread (`zshm-exec`) while the node or any of its entities lives.
+    pub executor: Option<Executor>,
 }
 
 impl Default for NodeOptions {
@@ -66,6 +76,7 @@ impl Default for NodeOptions {
             namespace: "/".into(),
             enclave: "/".into(),
             domain: None,
+            executor: None,
         }
     }
 }
@@ -88,6 +99,10 @@ impl Default for NodeOptions {
 pub struct Node {
     session: Session,
     info: NodeInfo,
+    executor: Executor,
+    /// The background spin of the node's own executor (`None` when the caller gave one).
+    spin: Option<Arc<SpinHandle>>,
+    default_group: CallbackGroup,
     _token: zenoh::liveliness::LivelinessToken,
 }
 
@@ -103,12 +118,72 @@ impl Node {
             namespace: names::normalize_namespace(&options.namespace)?,
             name: name.to_owned(),
         };
+        let (executor, spin) = match options.executor {
+            Some(executor) => (executor, None),
+            None => {
+                let executor = Executor::single_threaded()?;
+                let spin = Arc::new(executor.spin_in_background()?);
+                (executor, Some(spin))
+            }
+        };
         let token = declare_token(session, liveliness::node_token(&info)).await?;
         Ok(Self {
             session: session.clone(),
             info,
+            executor,
+            spin,
+            default_group: CallbackGroup::new(CallbackGroupKind::MutuallyExclusive),
             _token: token,
         })
+    }
+
+    /// The executor that runs the node's callbacks.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// The group of entities created without one: mutually exclusive, as in rclcpp.
+    pub fn default_callback_group(&self) -> &CallbackGroup {
+        &self.default_group
+    }
+
+    /// A new callback group, to pass to the entities that belong to it.
+    pub fn create_callback_group(&self, kind: CallbackGroupKind) -> CallbackGroup {
+        CallbackGroup::new(kind)
+    }
+
+    /// Runs `callback` every `period` on the node's executor, in the node's default group,
+    /// until the timer is dropped. Ticks that come while the executor is busy are skipped.
+    pub fn create_timer(
+        &self,
+        period: Duration,
+        callback: impl FnMut() + Send + 'static,
+    ) -> Result<Timer, NodeError> {
+        self.create_timer_in(period, &self.default_group, callback)
+    }
+
+    /// [`create_timer`](Self::create_timer) in the callback group `group`.
+    pub fn create_timer_in(
+        &self,
+        period: Duration,
+        group: &CallbackGroup,
+        callback: impl FnMut() + Send + 'static,
+    ) -> Result<Timer, NodeError> {
+        if period.is_zero() {
+            return Err(NodeError::ZeroPeriod);
+        }
+        let (state, registration) =
+            self.executor_entry(group.clone(), |_| TimerEntity::new(period, callback));
+        Ok(Timer::new(period, state, registration))
+    }
+
+    /// Adds an entity of this node to its executor; the node's own executor spins while it lives.
+    pub(crate) fn executor_entry<W: Waitable>(
+        &self,
+        group: CallbackGroup,
+        build: impl FnOnce(Notifier) -> W,
+    ) -> (Arc<W>, Registration) {
+        self.executor.add(group, self.spin.clone(), build)
     }
 
     /// The node as its token describes it.

@@ -2,111 +2,75 @@
 //! carry rmw_zenoh's attachment and its payload must be valid CDR for the topic's type. A sample
 //! that fails is dropped, counted in the session stats by reason, and logged once per reason.
 //!
-//! Callbacks run on one worker thread per subscription, fed by a bounded queue shaped by the QoS
-//! (see [`delivery`](super::delivery)): zenoh's receive thread never waits for a callback.
+//! Callbacks run on the node's [`Executor`](super::executor::Executor), fed by a bounded queue
+//! shaped by the QoS (see [`delivery`](super::delivery)): zenoh's receive thread never waits for
+//! a callback. A subscription may instead ask for inline delivery ([`Dispatch::Inline`]).
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
-use super::attachment::Attachment;
-use super::delivery::{self, Worker};
-use super::gid::Gid;
+use super::delivery::{Admitted, Handler, Queue};
+use super::executor::{CallbackGroup, Registration, Waitable};
 use super::lane::attach::{self, SubscriptionLane};
 use super::lane::paths::Paths;
 use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
+use super::sample::Sample;
 use crate::msgs::Message;
-use crate::raw::{
-    AdvancedSubscriptionOptions, DataPath, RawCallbackSubscription, RawSample, SubscriptionOptions,
-};
+use crate::raw::{AdvancedSubscriptionOptions, RawCallbackSubscription, RawSample};
 
-/// A received message of type `T` with its rmw_zenoh metadata, lent to a subscription callback.
-///
-/// The payload was parsed once, when it was checked; [`view`](Sample::view) is the result of that
-/// parse, reading the message in place, and [`decode`](Sample::decode) copies from it. The bytes
-/// are never parsed a second time, so a publisher that rewrites its shared-memory buffer after
-/// publishing can change the data the view shows, but cannot make it fail.
-pub struct Sample<'a, T: Message> {
-    sample: &'a RawSample,
-    attachment: Attachment,
-    view: T::View<'a>,
+/// Where a subscription's callback runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dispatch {
+    /// On the node's executor, after the sample waited in the subscription's bounded QoS queue:
+    /// one thread hand-off for a zenoh sample, none for a lane sample. The default.
+    #[default]
+    Executor,
+    /// On the thread that received the sample: zenoh's receive thread, or the executor thread
+    /// that read it from the lane, as zenoh's own callbacks run. For callbacks that never block:
+    /// while one runs, zenoh reads nothing else from that link. It saves the hand-off (tens of
+    /// microseconds on a VM whose idle vCPU must wake up); there is no queue, so nothing is
+    /// dropped for a slow callback, and the callback is outside any callback group. Samples
+    /// without a valid attachment or CDR are still dropped and counted.
+    Inline,
 }
 
-impl<T: Message> std::fmt::Debug for Sample<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sample")
-            .field("type", &T::TYPE.name)
-            .field("attachment", &self.attachment)
-            .field("shm", &self.sample.is_shm())
-            .field("bytes", &self.sample.payload().len())
-            .finish()
-    }
+/// How a subscription delivers, beside its topic and QoS.
+#[derive(Debug, Clone, Default)]
+pub struct SubscriptionOptions {
+    /// The group its callback belongs to; the node's default (mutually exclusive) one if `None`.
+    pub callback_group: Option<CallbackGroup>,
+    /// Where the callback runs.
+    pub dispatch: Dispatch,
 }
 
-impl<'a, T: Message> Sample<'a, T> {
-    pub(super) fn new(sample: &'a RawSample, attachment: Attachment, view: T::View<'a>) -> Self {
-        Self {
-            sample,
-            attachment,
-            view,
-        }
+impl SubscriptionOptions {
+    /// These options with the callback in `group`.
+    pub fn callback_group(mut self, group: &CallbackGroup) -> Self {
+        self.callback_group = Some(group.clone());
+        self
     }
 
-    /// The message read in place: large fields borrow from the received buffer (the publisher's
-    /// shared memory when [`is_shm`](Self::is_shm)).
-    pub fn view(&self) -> &T::View<'a> {
-        &self.view
-    }
-
-    /// An owned copy of the message, built from the view (no second parse).
-    pub fn decode(&self) -> T {
-        T::from_view(&self.view)
-    }
-
-    /// The publisher's sequence number (from 1, contiguous per publisher).
-    pub fn sequence_number(&self) -> i64 {
-        self.attachment.sequence_number
-    }
-
-    /// When the publisher sent it, ns since the UNIX epoch.
-    pub fn source_timestamp(&self) -> i64 {
-        self.attachment.source_timestamp
-    }
-
-    /// The publisher's GID.
-    pub fn publisher_gid(&self) -> Gid {
-        self.attachment.source_gid
-    }
-
-    /// True when the payload came through shared memory (zenoh's or the lane).
-    pub fn is_shm(&self) -> bool {
-        self.sample.is_shm()
-    }
-
-    /// The path the message came through: the lane, zenoh's shared memory, or the network.
-    pub fn path(&self) -> DataPath {
-        self.sample.path()
-    }
-
-    /// The raw CDR payload.
-    pub fn payload(&self) -> &'a [u8] {
-        self.sample.payload()
+    /// These options with the callback run on the receiving thread ([`Dispatch::Inline`]).
+    pub fn inline(mut self) -> Self {
+        self.dispatch = Dispatch::Inline;
+        self
     }
 }
 
 /// Receives messages of type `T` on one topic until dropped.
 ///
 /// Dropping it stops the deliveries: samples still queued are discarded, and a callback that is
-/// running is waited for (so do not drop a subscription while holding something its callback
-/// waits for).
+/// running is waited for, unless the callback itself drops it (so do not drop a subscription
+/// while holding something its callback waits for).
 #[derive(Debug)]
 pub struct Subscription<T> {
-    // Dropped in this order: the lane's thread stops, then zenoh's subscriber is undeclared, so
-    // no sample arrives once the worker stops.
-    _lane: Option<SubscriptionLane>,
+    // Dropped in this order: zenoh's subscriber is undeclared, then the entity leaves its
+    // executor (with its lane), then the token goes.
     _receiver: RawCallbackSubscription,
-    _worker: Worker,
+    _registration: Registration,
     info: EndpointInfo,
     _token: zenoh::liveliness::LivelinessToken,
     _type: PhantomData<fn() -> T>,
@@ -123,8 +87,8 @@ impl<T> Subscription<T> {
 ///
 /// As for publishers, rmw_zenoh's advanced subscriber does nothing visible on the wire for
 /// VOLATILE (no history query, no detection token, no recovery), so zshm subscribes plainly there.
-fn subscription_options(qos: &QosProfile) -> SubscriptionOptions {
-    SubscriptionOptions {
+fn zenoh_options(qos: &QosProfile) -> crate::raw::SubscriptionOptions {
+    crate::raw::SubscriptionOptions {
         advanced: (qos.durability == Durability::TransientLocal).then(|| AdvancedSubscriptionOptions {
             history_depth: Some(qos.depth() as usize),
             subscriber_detection: true,
@@ -133,9 +97,60 @@ fn subscription_options(qos: &QosProfile) -> SubscriptionOptions {
     }
 }
 
+/// A subscription as its executor sees it: the queue it pops, the lane it reads.
+struct Entity<T: Message> {
+    topic: String,
+    handler: Arc<Handler<T>>,
+    /// `None` for inline delivery.
+    queue: Option<Arc<Queue>>,
+    paths: Arc<Paths<Admitted>>,
+    lane: OnceLock<SubscriptionLane>,
+}
+
+impl<T: Message> Waitable for Entity<T> {
+    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.lane.get().map(|lane| lane.receiver().descriptor())
+    }
+
+    fn collect(&self, signalled: bool, now: Instant) {
+        if signalled && let Some(lane) = self.lane.get() {
+            lane.receiver().process();
+        }
+        if self.paths.deadline().is_some_and(|at| at <= now) {
+            self.paths.tick(now);
+        }
+    }
+
+    fn is_ready(&self, _now: Instant) -> bool {
+        self.queue.as_ref().is_some_and(|queue| !queue.is_empty())
+    }
+
+    fn execute(&self, _now: Instant) {
+        if let Some(admitted) = self.queue.as_ref().and_then(|queue| queue.pop()) {
+            self.handler.run(admitted);
+        }
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.paths.deadline()
+    }
+
+    fn name(&self) -> String {
+        format!("subscription to {}", self.topic)
+    }
+}
+
+impl<T: Message> Drop for Entity<T> {
+    fn drop(&mut self) {
+        if let Some(queue) = &self.queue {
+            queue.stop();
+        }
+    }
+}
+
 impl Node {
     /// Subscribes to `topic` (expanded for this node); `callback` runs for each valid message,
-    /// in order, on the subscription's own thread.
+    /// in order, on the node's executor, in the node's default callback group.
     ///
     /// When the callback does not keep up, the queue drops the oldest samples as the QoS says
     /// (KEEP_LAST: `depth`; KEEP_ALL: a bound, see [`delivery`](super::delivery)), counts them
@@ -146,42 +161,77 @@ impl Node {
         qos: QosProfile,
         callback: impl FnMut(Sample<'_, T>) + Send + 'static,
     ) -> Result<Subscription<T>, NodeError> {
+        self.create_subscription_with::<T>(topic, qos, SubscriptionOptions::default(), callback)
+            .await
+    }
+
+    /// [`create_subscription`](Self::create_subscription) with a callback group or inline
+    /// delivery.
+    pub async fn create_subscription_with<T: Message>(
+        &self,
+        topic: &str,
+        qos: QosProfile,
+        options: SubscriptionOptions,
+        callback: impl FnMut(Sample<'_, T>) + Send + 'static,
+    ) -> Result<Subscription<T>, NodeError> {
         let info = self.endpoint::<T>(EntityKind::Subscription, topic, qos)?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
-        let (inlet, worker) = delivery::start(&info.topic, &qos, self.session().stats().clone(), callback)
-            .map_err(|source| NodeError::Worker {
-                topic: info.topic.clone(),
-                source,
-            })?;
-        // zenoh's callback and the lane's thread check the attachment, merge by publisher and
-        // sequence number when the lane is on, and queue into the same bounded QoS queue: neither
-        // receive path ever waits for the callback, and drops are counted the same way.
+        let stats = self.session().stats().clone();
+        let handler = Arc::new(Handler::new(&info.topic, stats.clone(), callback));
         let lane = attach::wanted(self.session(), &info);
-        let checker = inlet.clone();
-        let admit = move |sample| {
-            let admitted = checker.admit(sample)?;
-            let attachment = admitted.attachment();
-            let (gid, sequence) = (attachment.source_gid, attachment.sequence_number);
-            Some((admitted, gid, sequence))
-        };
-        let queue = move |admitted| inlet.queue(admitted);
-        let paths = Arc::new(Paths::new(admit, queue, lane, self.session().stats().clone()));
-        let from_zenoh = paths.clone();
+        let group = options
+            .callback_group
+            .unwrap_or_else(|| self.default_callback_group().clone());
+        // zenoh's callback and the lane check the attachment, merge by publisher and sequence
+        // number when the lane is on, and queue into the same bounded QoS queue (or, inline, run
+        // the callback): neither receive path ever waits for the executor, and drops are counted
+        // the same way.
+        let (entity, registration) = self.executor_entry(group, |notifier| {
+            let queue = (options.dispatch == Dispatch::Executor)
+                .then(|| Arc::new(Queue::new(&info.topic, &qos, stats.clone(), notifier)));
+            let checker = handler.clone();
+            let admit = move |sample| {
+                let admitted = checker.admit(sample)?;
+                let attachment = admitted.attachment();
+                let (gid, sequence) = (attachment.source_gid, attachment.sequence_number);
+                Some((admitted, gid, sequence))
+            };
+            let paths = match &queue {
+                Some(queue) => {
+                    let queue = queue.clone();
+                    Paths::new(admit, move |admitted| queue.push(admitted), lane, stats.clone())
+                }
+                None => {
+                    let inline = handler.clone();
+                    Paths::new(admit, move |admitted| inline.run(admitted), lane, stats.clone())
+                }
+            };
+            Entity {
+                topic: info.topic.clone(),
+                handler: handler.clone(),
+                queue,
+                paths: Arc::new(paths),
+                lane: OnceLock::new(),
+            }
+        });
+        let from_zenoh = entity.paths.clone();
         let receiver = self
             .session()
-            .declare_callback_subscription(&key, subscription_options(&qos), move |sample| {
+            .declare_callback_subscription(&key, zenoh_options(&qos), move |sample: RawSample| {
                 from_zenoh.zenoh(sample)
             })
             .await?;
-        let lane = match lane {
-            true => attach::start(self.session(), &info, &key, paths).await,
-            false => None,
-        };
+        if lane && let Some(started) = attach::start(self.session(), &info, &key, entity.paths.clone()).await
+        {
+            let _ = entity.lane.set(started);
+            registration
+                .watch_descriptor()
+                .map_err(|err| NodeError::Executor(err.into()))?;
+        }
         let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
         Ok(Subscription {
-            _lane: lane,
             _receiver: receiver,
-            _worker: worker,
+            _registration: registration,
             info,
             _token: token,
             _type: PhantomData,

@@ -1,7 +1,7 @@
-//! How typed subscriptions deliver (issue 11): a blocked callback never stalls the other topics
-//! of its link, its queue drops the oldest samples as its QoS says and counts them, and the view
-//! a callback gets is the one that was validated, whatever the publisher does to its buffer
-//! afterwards.
+//! How typed subscriptions deliver (issue 11): a blocked callback never stalls zenoh's link nor
+//! the callbacks of other groups (issue 19: they run on an executor), its queue drops the oldest
+//! samples as its QoS says and counts them, and the view a callback gets is the one that was
+//! validated, whatever the publisher does to its buffer afterwards.
 
 use std::os::unix::fs::FileExt;
 use std::sync::mpsc;
@@ -11,7 +11,7 @@ use zshm::Session;
 use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
 use zshm::msgs::std_msgs::{self, Header};
 use zshm::ros::qos::{QosProfile, Reliability};
-use zshm::ros::{Node, NodeOptions};
+use zshm::ros::{CallbackGroupKind, Executor, Node, NodeOptions, SubscriptionOptions};
 use zshm::stats::QueueOverflow;
 
 use crate::{session_pair_in, test_env};
@@ -30,8 +30,9 @@ fn text(n: usize) -> std_msgs::String {
 }
 
 /// Regression test for issue 11 ("a slow consumer stalls zenoh"): the callback of one topic
-/// blocks; the other topic of the same link still delivers, and the blocked topic keeps only
-/// its `depth` newest samples, counting the others.
+/// blocks; the other topic of the same link still delivers (its callback is in another group of
+/// a two-thread executor: issue 19), and the blocked topic keeps only its `depth` newest
+/// samples, counting the others.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocked_callback_does_not_stall_other_topics_and_its_drops_are_counted() {
     a_blocked_callback_body(zenoh_pair().await, false).await;
@@ -56,7 +57,14 @@ async fn through_the_lane_a_blocked_callback_does_not_stall_other_topics_and_its
 /// publishers serve them there (zenoh matches first; the lane attaches a moment later).
 async fn a_blocked_callback_body((a, b): (Session, Session), lane: bool) {
     let talker = Node::new(&a, "talker", NodeOptions::default()).await.unwrap();
-    let listener = Node::new(&b, "listener", NodeOptions::default()).await.unwrap();
+    let executor = Executor::multi_threaded(2).unwrap();
+    let _spinning = executor.spin_in_background().unwrap();
+    let options = NodeOptions {
+        executor: Some(executor),
+        ..NodeOptions::default()
+    };
+    let listener = Node::new(&b, "listener", options).await.unwrap();
+    let own_group = listener.create_callback_group(CallbackGroupKind::MutuallyExclusive);
 
     let (entered_tx, entered) = mpsc::channel();
     let (release, release_rx) = mpsc::channel::<()>();
@@ -72,9 +80,12 @@ async fn a_blocked_callback_body((a, b): (Session, Session), lane: bool) {
         .unwrap();
     let (fast_tx, fast_rx) = mpsc::channel();
     let _fast = listener
-        .create_subscription::<std_msgs::String>("/it/fast", QosProfile::keep_last(10), move |msg| {
-            fast_tx.send(msg.decode().data).unwrap();
-        })
+        .create_subscription_with::<std_msgs::String>(
+            "/it/fast",
+            QosProfile::keep_last(10),
+            SubscriptionOptions::default().callback_group(&own_group),
+            move |msg| fast_tx.send(msg.decode().data).unwrap(),
+        )
         .await
         .unwrap();
     let slow_pub = talker

@@ -15,6 +15,8 @@ mod config_fuzz;
 mod ros_nodes;
 // Typed delivery: slow callbacks, drops per QoS, one validating parse.
 mod delivery;
+// Executors: threads per process, who runs a callback, callback groups, timers.
+mod executor;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.

@@ -156,6 +156,17 @@ async fn tokens_announce_nodes_and_endpoints_and_go_away_with_them() {
     }
 }
 
+/// What TRANSIENT_LOCAL promises a late KEEP_LAST(1) subscriber: it ends with the latest
+/// message, from the publisher's cache, and never receives a message twice or out of order.
+///
+/// Issue 19 (§5): this test used to demand that the *first* message delivered be "latest", and
+/// failed on a loaded machine with "first". That demand was wrong, not zshm: both puts were made
+/// before the subscription existed, but a put can still be on its way when the subscriber is
+/// declared (two freshly connected peers route puts to each other before each knows the other's
+/// subscribers), and then it reaches the new subscriber live, in order, before the cache's reply
+/// (a copy of "latest", which the advanced subscriber drops by sequence number). Receiving a
+/// message that was in flight is not a transient-local defect; losing "latest", repeating or
+/// reordering would be, and that is what this checks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transient_local_delivers_the_last_message_to_late_subscribers() {
     let (a, b) = session_pair().await;
@@ -180,11 +191,22 @@ async fn transient_local_delivers_the_last_message_to_late_subscribers() {
     let (tx, rx) = mpsc::channel();
     let _subscription = late
         .create_subscription::<std_msgs::String>("/it/latched", latched, move |received| {
-            tx.send(received.decode().data).unwrap();
+            let _ = tx.send((received.sequence_number(), received.decode().data));
         })
         .await
         .unwrap();
-    assert_eq!(rx.recv_timeout(DEADLINE).unwrap(), "latest");
+    let mut received = Vec::new();
+    while received.last().is_none_or(|(_, data)| data != "latest") {
+        received.push(rx.recv_timeout(DEADLINE).expect("the latest message arrives"));
+    }
+    let allowed = [
+        vec![(2, "latest".to_owned())],
+        vec![(1, "first".to_owned()), (2, "latest".to_owned())],
+    ];
+    assert!(
+        allowed.contains(&received),
+        "in order, without repeats, ending with the latest: {received:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

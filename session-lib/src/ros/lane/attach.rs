@@ -17,11 +17,19 @@ use crate::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use crate::session::Session;
 use crate::stats::{LaneFallback, SessionStats};
 
-/// The lane side of one subscription; stops when dropped.
+/// The lane side of one subscription; stops when dropped. Its executor waits on the receiver's
+/// descriptor and calls [`SubscriptionLane::receiver`]`.process()` when it is readable.
 pub(crate) struct SubscriptionLane {
-    // Dropped first: no attach order arrives once the receiver stops.
+    // Dropped first: no attach order arrives once the receiver goes.
     _tokens: zenoh::pubsub::Subscriber<()>,
-    _receiver: Arc<LaneReceiver>,
+    receiver: Arc<LaneReceiver>,
+}
+
+impl SubscriptionLane {
+    /// The receiver the executor serves.
+    pub(crate) fn receiver(&self) -> &LaneReceiver {
+        &self.receiver
+    }
 }
 
 impl std::fmt::Debug for SubscriptionLane {
@@ -65,27 +73,23 @@ pub(crate) async fn start<S: Send + 'static>(
     };
     let (key, topic, stats) = (Arc::<str>::from(key), info.topic.clone(), session.stats().clone());
     let from_lane = paths.clone();
-    let receiver = LaneReceiver::spawn(ctx, profile, move |event| match event {
+    let receiver = LaneReceiver::new(ctx, profile, move |event| match event {
         LaneEvent::Sample(sample) => from_lane.lane(RawSample::from_lane(sample, key.clone())),
-        LaneEvent::Tick => from_lane.tick(),
-        LaneEvent::Attached { id, result } => {
-            match (result, gid_of(&id)) {
-                (Ok(()), Some(gid)) => {
-                    tracing::debug!(topic, publisher = id, "lane: attached");
-                    from_lane.attached(gid);
-                }
-                (Ok(()), None) => {}
-                (Err(failure), _) => fallback(&stats, failure.reason, &topic, &failure.error),
+        LaneEvent::Attached { id, result } => match (result, gid_of(&id)) {
+            (Ok(()), Some(gid)) => {
+                tracing::debug!(topic, publisher = id, "lane: attached");
+                from_lane.attached(gid);
             }
-            from_lane.tick()
-        }
+            (Ok(()), None) => {}
+            (Err(failure), _) => fallback(&stats, failure.reason, &topic, &failure.error),
+        },
     });
     let receiver = match receiver {
         Ok(receiver) => Arc::new(receiver),
         Err(err) => {
             tracing::warn!(
                 topic = info.topic,
-                "lane: cannot start the receiving thread: {err}"
+                "lane: cannot set up the receiver, staying on zenoh: {err}"
             );
             return None;
         }
@@ -128,7 +132,7 @@ pub(crate) async fn start<S: Send + 'static>(
     match tokens {
         Ok(tokens) => Some(SubscriptionLane {
             _tokens: tokens,
-            _receiver: receiver,
+            receiver,
         }),
         Err(err) => {
             tracing::warn!(

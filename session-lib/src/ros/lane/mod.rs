@@ -80,9 +80,10 @@ pub fn sender_profile(publisher: &QosProfile) -> SenderProfile {
 }
 
 /// The lane queue of a subscription: always the lane's deepest. It is only a transit queue: the
-/// lane's thread empties it at once into the subscription's own queue, which applies the QoS
-/// depth and counts what it drops ([`crate::ros::delivery`]); a lane queue of `depth` would
-/// overwrite messages silently whenever the publisher outran that thread.
+/// executor thread that wakes up for it empties it at once into the subscription's own queue,
+/// which applies the QoS depth and counts what it drops ([`crate::ros::delivery`]); a lane
+/// queue of `depth` would overwrite messages silently whenever the publisher outran the
+/// executor.
 pub fn subscription_buffer(_subscription: &QosProfile) -> usize {
     SUBSCRIBER_MAX_BUFFER
 }

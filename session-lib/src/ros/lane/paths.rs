@@ -1,9 +1,10 @@
-//! [`Paths`]: where a subscription's two receive paths meet. zenoh's callback and the lane's
-//! thread both hand their samples here; each one's attachment is checked, the two are merged by
-//! publisher and sequence number ([`Merge`]) when the subscription uses the lane, and handed on
-//! in order through one function: the typed subscription's bounded queue
-//! ([`crate::ros::delivery`]), which never blocks, so holding the merge while handing on costs
-//! neither path a wait for the callback.
+//! [`Paths`]: where a subscription's two receive paths meet. zenoh's callback and the lane
+//! receiver (on the executor thread that woke up for it) both hand their samples here; each
+//! one's attachment is checked, the two are merged by publisher and sequence number ([`Merge`])
+//! when the subscription uses the lane, and handed on in order through one function: the typed
+//! subscription's bounded queue ([`crate::ros::delivery`]), which never blocks, so holding the
+//! merge while handing on costs neither path a wait for the callback (or, for an inline
+//! subscription, the callback itself, which the user promised never blocks).
 //!
 //! A subscription without the lane hands on straight from zenoh's callback.
 
@@ -11,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::merge::{Merge, Outcome, Via};
-use crate::lane::Deadline;
 use crate::raw::RawSample;
 use crate::ros::gid::Gid;
 use crate::stats::SessionStats;
@@ -58,26 +58,33 @@ impl<S: Send> Paths<S> {
         }
     }
 
-    /// A sample from the lane; returns when the merge wants to be ticked.
-    pub(crate) fn lane(&self, sample: RawSample) -> Deadline {
+    /// A sample from the lane.
+    pub(crate) fn lane(&self, sample: RawSample) {
         let zenoh_until = sample.lane_zenoh_until().unwrap_or(0);
-        let merge = self.merge.as_ref()?;
+        let Some(merge) = self.merge.as_ref() else {
+            return;
+        };
         let Some((sample, gid, sequence)) = (self.admit)(sample) else {
-            return merge.lock().expect("no panics while merging").deadline();
+            return;
         };
         let mut merge = merge.lock().expect("no panics while merging");
         let outcome = merge.offer(gid, sequence, Via::Lane { zenoh_until }, sample, Instant::now());
         self.hand_on(outcome);
-        merge.deadline()
     }
 
     /// Ends the waits that are over.
-    pub(crate) fn tick(&self) -> Deadline {
+    pub(crate) fn tick(&self, now: Instant) {
+        if let Some(merge) = &self.merge {
+            let mut merge = merge.lock().expect("no panics while merging");
+            let outcome = merge.tick(now);
+            self.hand_on(outcome);
+        }
+    }
+
+    /// When the earliest wait of the merge ends, if a message waits.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
         let merge = self.merge.as_ref()?;
-        let mut merge = merge.lock().expect("no panics while merging");
-        let outcome = merge.tick(Instant::now());
-        self.hand_on(outcome);
-        merge.deadline()
+        merge.lock().expect("no panics while merging").deadline()
     }
 
     /// The publisher `gid` is now received through the lane too.

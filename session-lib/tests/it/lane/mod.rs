@@ -33,6 +33,10 @@ impl Domain {
         }
     }
 
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
     pub fn env(&self) -> Environment {
         test_env()
             .with("ZSHM_LANE", "on")
@@ -74,6 +78,11 @@ impl Net {
             locator,
             _router: router,
         }
+    }
+
+    /// The router's locator.
+    pub fn locator(&self) -> &str {
+        &self.locator
     }
 
     /// A node in its own session (its own process, as far as zenoh and the lane can tell).

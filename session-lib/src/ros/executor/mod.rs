@@ -1,0 +1,674 @@
+//! [`Executor`]: where the callbacks of nodes run, as ROS users know it from rclcpp.
+//!
+//! An executor serves entities (subscriptions and timers now; services and actions plug in the
+//! same way, through the crate's `Waitable` trait) and waits on all of them in one wait set: an
+//! `epoll` instance holding one eventfd of its own and, for each subscription that receives
+//! through the same-host lane, the lane receiver's descriptor. So:
+//!
+//! * a zenoh message crosses one thread boundary: zenoh's receive thread checks its attachment,
+//!   queues it in the subscription's bounded QoS queue, rings the executor's eventfd (once, until
+//!   the executor looks again) and returns; it never waits for a callback;
+//! * a lane message is read, and its callback run, by the executor thread that woke up for it;
+//! * the threads of a process do not grow with its subscriptions: an executor has the threads
+//!   it was given (one by default), whatever it serves.
+//!
+//! [`Executor::single_threaded`] runs one callback at a time; [`Executor::multi_threaded`] runs
+//! callbacks of different [`CallbackGroup`]s at once, and of a [`Reentrant`] group too. Either is
+//! spun on the caller's thread ([`Executor::spin`], [`spin_once`](Executor::spin_once),
+//! [`spin_some`](Executor::spin_some)) or on threads of its own
+//! ([`spin_in_background`](Executor::spin_in_background)). A node made without one gets its own
+//! single-threaded executor spun on one background thread, so callbacks run without the user
+//! doing anything, and callers that want control pass theirs in `NodeOptions::executor`.
+//!
+//! Order of service: each time it looks, an executor starts at the next entity in turn, so a busy
+//! topic cannot starve the others; an entity runs one callback at a time (its messages stay in
+//! order), and a mutually exclusive group one callback of all its members.
+//!
+//! A callback that panics is caught: the panic is logged with the entity's name, and the
+//! executor goes on with the other callbacks.
+//!
+//! [`Reentrant`]: CallbackGroupKind::Reentrant
+
+mod group;
+pub(crate) mod timer;
+
+pub use group::{CallbackGroup, CallbackGroupKind};
+pub use timer::Timer;
+
+use std::cell::Cell;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
+use nix::sys::eventfd::{EfdFlags, EventFd};
+
+/// Something an executor serves: a subscription, a timer, later a service or an action.
+///
+/// The executor calls these only from the thread that holds the entity, one thread at a time.
+pub(crate) trait Waitable: Send + Sync + 'static {
+    /// A descriptor to wait on beside the executor's eventfd (a lane receiver's), if any.
+    fn descriptor(&self) -> Option<BorrowedFd<'_>> {
+        None
+    }
+
+    /// Takes in what waits: what the descriptor signalled (when `signalled`), and the waits
+    /// that ended by `now` (see [`deadline`](Self::deadline)). Runs no user callback unless the
+    /// entity delivers inline.
+    fn collect(&self, _signalled: bool, _now: Instant) {}
+
+    /// True when a callback is ready to run.
+    fn is_ready(&self, now: Instant) -> bool;
+
+    /// Runs one ready callback, if any.
+    fn execute(&self, now: Instant);
+
+    /// When the entity needs the executor without any event: a timer's next expiry, the end of
+    /// a wait of the lane merge.
+    fn deadline(&self) -> Option<Instant> {
+        None
+    }
+
+    /// What the entity is, for logs (a topic, a timer's period).
+    fn name(&self) -> String;
+}
+
+/// Why an executor cannot spin.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExecutorError {
+    /// The wait set (epoll, eventfd) or a thread could not be created: the process is out of
+    /// descriptors, threads or memory.
+    #[error("cannot set up the executor: {0}")]
+    Io(#[from] std::io::Error),
+    /// The executor is spinning already (one spin at a time, as in rclcpp).
+    #[error("the executor is spinning already")]
+    AlreadySpinning,
+}
+
+/// The epoll tag of the executor's own eventfd; entities get their id, from 1.
+const WAKE: u64 = 0;
+
+/// Events read from epoll at once.
+const EVENTS: usize = 32;
+
+/// Serves the callbacks of nodes. Cheap to clone; clones are the same executor.
+#[derive(Clone)]
+pub struct Executor {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("threads", &self.shared.threads)
+            .field("entities", &self.shared.snapshot().len())
+            .finish()
+    }
+}
+
+impl PartialEq for Executor {
+    /// The same executor.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl Eq for Executor {}
+
+struct Shared {
+    epoll: Epoll,
+    wake: EventFd,
+    /// The eventfd was written and nobody read it yet: later wake-ups need no syscall.
+    signalled: AtomicBool,
+    threads: usize,
+    entries: RwLock<Arc<Vec<Arc<Entry>>>>,
+    next_id: AtomicU64,
+    cursor: AtomicUsize,
+    spinning: AtomicBool,
+    stopping: AtomicBool,
+    /// Threads waiting in [`Shared::remove`] for an entity to be given back.
+    waiters: AtomicUsize,
+    released: (Mutex<()>, Condvar),
+}
+
+/// One entity in the executor.
+struct Entry {
+    id: u64,
+    waitable: Arc<dyn Waitable>,
+    group: CallbackGroup,
+    /// Held by the one thread that reads or runs the entity.
+    claim: Arc<AtomicBool>,
+    /// Its descriptor was readable and the entity did not collect since.
+    signalled: AtomicBool,
+    /// It left the executor: no thread may run it any more.
+    removed: AtomicBool,
+}
+
+thread_local! {
+    /// The entity this thread is running a callback of, as (executor, entity id).
+    static SERVING: Cell<Option<(usize, u64)>> = const { Cell::new(None) };
+}
+
+impl Executor {
+    /// An executor that runs one callback at a time, on the thread that spins it.
+    pub fn single_threaded() -> Result<Self, ExecutorError> {
+        Self::with_threads(1)
+    }
+
+    /// An executor spun by `threads` threads (0: as many as the machine has cores, at least 2,
+    /// as rclcpp's `MultiThreadedExecutor`). Callbacks of different groups run at once.
+    pub fn multi_threaded(threads: usize) -> Result<Self, ExecutorError> {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
+            n => n,
+        };
+        Self::with_threads(threads)
+    }
+
+    fn with_threads(threads: usize) -> Result<Self, ExecutorError> {
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).map_err(std::io::Error::from)?;
+        let wake = EventFd::from_value_and_flags(0, EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)
+            .map_err(std::io::Error::from)?;
+        let shared = Shared {
+            epoll,
+            wake,
+            signalled: AtomicBool::new(false),
+            threads,
+            entries: RwLock::new(Arc::new(Vec::new())),
+            next_id: AtomicU64::new(WAKE + 1),
+            cursor: AtomicUsize::new(0),
+            spinning: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+            waiters: AtomicUsize::new(0),
+            released: (Mutex::new(()), Condvar::new()),
+        };
+        shared
+            .epoll
+            .add(&shared.wake, EpollEvent::new(shared.flags(), WAKE))
+            .map_err(std::io::Error::from)?;
+        Ok(Self {
+            shared: Arc::new(shared),
+        })
+    }
+
+    /// The threads that spin it.
+    pub fn threads(&self) -> usize {
+        self.shared.threads
+    }
+
+    /// Runs callbacks on this thread (and, for a multi-threaded executor, on `threads - 1` more
+    /// that it starts) until [`stop`](Self::stop). A `stop` that came before returns at once.
+    pub fn spin(&self) -> Result<(), ExecutorError> {
+        let _spinning = self.shared.start_spinning()?;
+        let helpers = self.shared.threads - 1;
+        std::thread::scope(|scope| {
+            let mut started = Vec::with_capacity(helpers);
+            for _ in 0..helpers {
+                let shared = &self.shared;
+                let helper = std::thread::Builder::new()
+                    .name("zshm-exec".into())
+                    .spawn_scoped(scope, move || shared.spin_until_stopped());
+                match helper {
+                    Ok(helper) => started.push(helper),
+                    Err(err) => {
+                        self.shared.request_stop();
+                        return Err(ExecutorError::Io(err));
+                    }
+                }
+            }
+            self.shared.spin_until_stopped();
+            Ok(())
+        })?;
+        self.shared.stopping.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Runs at most one callback on this thread, waiting up to `timeout` for one to be ready;
+    /// true when one ran.
+    pub fn spin_once(&self, timeout: Duration) -> Result<bool, ExecutorError> {
+        let _spinning = self.shared.start_spinning()?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.shared.execute_ready() {
+                return Ok(true);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(false);
+            }
+            self.shared.wait(Some(deadline));
+        }
+    }
+
+    /// Runs, on this thread, the callbacks that are ready now, without waiting for more;
+    /// returns how many ran.
+    pub fn spin_some(&self) -> Result<usize, ExecutorError> {
+        let _spinning = self.shared.start_spinning()?;
+        self.shared.wait(Some(Instant::now()));
+        let mut ran = 0;
+        while self.shared.execute_ready() {
+            ran += 1;
+        }
+        Ok(ran)
+    }
+
+    /// Spins on [`threads`](Self::threads) threads of its own (named `zshm-exec`) until the
+    /// handle is dropped.
+    pub fn spin_in_background(&self) -> Result<SpinHandle, ExecutorError> {
+        let spinning = self.shared.start_spinning()?;
+        let mut threads = Vec::with_capacity(self.shared.threads);
+        for _ in 0..self.shared.threads {
+            let shared = self.shared.clone();
+            let thread = std::thread::Builder::new()
+                .name("zshm-exec".into())
+                .spawn(move || shared.spin_until_stopped());
+            match thread {
+                Ok(thread) => threads.push(thread),
+                Err(err) => {
+                    let handle = SpinHandle {
+                        executor: self.clone(),
+                        threads,
+                        _spinning: Some(spinning),
+                    };
+                    drop(handle);
+                    return Err(ExecutorError::Io(err));
+                }
+            }
+        }
+        Ok(SpinHandle {
+            executor: self.clone(),
+            threads,
+            _spinning: Some(spinning),
+        })
+    }
+
+    /// Ends the current spin once the callbacks running now return (or the next one, when the
+    /// executor is not spinning).
+    pub fn stop(&self) {
+        self.shared.request_stop();
+    }
+
+    /// Adds an entity built by `build`, which gets the [`Notifier`] its receive paths ring when
+    /// work arrives from another thread. The entity leaves when the [`Registration`] drops.
+    pub(crate) fn add<W: Waitable>(
+        &self,
+        group: CallbackGroup,
+        keep_spinning: Option<Arc<SpinHandle>>,
+        build: impl FnOnce(Notifier) -> W,
+    ) -> (Arc<W>, Registration) {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let claim = Arc::new(AtomicBool::new(false));
+        let notifier = Notifier {
+            shared: Arc::downgrade(&self.shared),
+            claim: claim.clone(),
+        };
+        let waitable = Arc::new(build(notifier));
+        let entry = Arc::new(Entry {
+            id,
+            waitable: waitable.clone(),
+            group,
+            claim,
+            signalled: AtomicBool::new(false),
+            removed: AtomicBool::new(false),
+        });
+        {
+            let mut entries = self
+                .shared
+                .entries
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut next = Vec::clone(&entries);
+            next.push(entry);
+            *entries = Arc::new(next);
+        }
+        self.shared.signal();
+        let registration = Registration {
+            executor: self.clone(),
+            id,
+            _keep_spinning: keep_spinning,
+        };
+        (waitable, registration)
+    }
+}
+
+/// Keeps an executor spinning on its own threads; dropping it stops them and waits for them
+/// (not for the thread that drops it, when a callback does).
+pub struct SpinHandle {
+    executor: Executor,
+    threads: Vec<JoinHandle<()>>,
+    _spinning: Option<Spinning>,
+}
+
+impl std::fmt::Debug for SpinHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpinHandle")
+            .field("threads", &self.threads.len())
+            .finish()
+    }
+}
+
+impl SpinHandle {
+    /// The executor it spins.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+}
+
+impl Drop for SpinHandle {
+    fn drop(&mut self) {
+        self.executor.shared.request_stop();
+        let me = std::thread::current().id();
+        for thread in self.threads.drain(..) {
+            if thread.thread().id() != me {
+                // A panic escaping the loop already printed its message.
+                let _ = thread.join();
+            }
+        }
+        self.executor.shared.stopping.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Marks an executor as spinning while it lives.
+struct Spinning(Arc<Shared>);
+
+impl Drop for Spinning {
+    fn drop(&mut self) {
+        self.0.spinning.store(false, Ordering::SeqCst);
+    }
+}
+
+/// What an entity's receive paths ring when work for it arrives from another thread.
+#[derive(Clone)]
+pub(crate) struct Notifier {
+    shared: Weak<Shared>,
+    claim: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Notifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Notifier").finish_non_exhaustive()
+    }
+}
+
+impl Notifier {
+    /// Says the entity has work (queued before this call). No syscall when a thread holds the
+    /// entity (it looks again when it gives it back) or when the executor was rung already and
+    /// has not looked since.
+    pub(crate) fn notify(&self) {
+        // Pairs with the fence after a thread gives the entity back: either that thread sees the
+        // work queued before this, or this sees the entity free and rings.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if self.claim.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(shared) = self.shared.upgrade() {
+            shared.signal();
+        }
+    }
+}
+
+/// An entity's place in an executor; it leaves when this drops, after a callback of it that is
+/// running returns (unless the callback itself drops it).
+pub(crate) struct Registration {
+    executor: Executor,
+    id: u64,
+    // Dropped last: a node's own executor spins while any of its entities lives.
+    _keep_spinning: Option<Arc<SpinHandle>>,
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration").field("id", &self.id).finish()
+    }
+}
+
+impl Registration {
+    /// Adds the entity's descriptor to the wait set (after it got one, e.g. its lane started).
+    pub(crate) fn watch_descriptor(&self) -> std::io::Result<()> {
+        let shared = &self.executor.shared;
+        let Some(entry) = shared.find(self.id) else {
+            return Ok(());
+        };
+        let Some(fd) = entry.waitable.descriptor() else {
+            return Ok(());
+        };
+        shared
+            .epoll
+            .add(fd, EpollEvent::new(shared.flags(), self.id))
+            .map_err(std::io::Error::from)
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.executor.shared.remove(self.id);
+    }
+}
+
+impl Shared {
+    /// Level-triggered for one thread; one-shot for several, so that one event wakes one thread,
+    /// which arms the descriptor again once it took in what waited.
+    fn flags(&self) -> EpollFlags {
+        if self.threads > 1 {
+            EpollFlags::EPOLLIN | EpollFlags::EPOLLONESHOT
+        } else {
+            EpollFlags::EPOLLIN
+        }
+    }
+
+    fn start_spinning(self: &Arc<Self>) -> Result<Spinning, ExecutorError> {
+        self.spinning
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::Relaxed)
+            .map_err(|_| ExecutorError::AlreadySpinning)?;
+        Ok(Spinning(self.clone()))
+    }
+
+    fn snapshot(&self) -> Arc<Vec<Arc<Entry>>> {
+        self.entries
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn find(&self, id: u64) -> Option<Arc<Entry>> {
+        self.snapshot().iter().find(|e| e.id == id).cloned()
+    }
+
+    /// Rings the eventfd, unless it was rung already and nobody looked since.
+    fn signal(&self) {
+        if !self.signalled.swap(true, Ordering::SeqCst) {
+            self.ring();
+        }
+    }
+
+    fn ring(&self) {
+        if let Err(err) = self.wake.write(1) {
+            tracing::debug!("executor: cannot ring the eventfd: {err}");
+        }
+    }
+
+    fn request_stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        // Past the coalescing flag: every spinning thread must see it. Each one that stops rings
+        // again for the next.
+        self.ring();
+    }
+
+    fn spin_until_stopped(&self) {
+        while !self.stopping.load(Ordering::SeqCst) {
+            if !self.execute_ready() {
+                self.wait(None);
+            }
+        }
+        self.ring();
+    }
+
+    /// Waits until an event, the earliest entity deadline or `until`; notes what woke it.
+    fn wait(&self, until: Option<Instant>) {
+        let entries = self.snapshot();
+        let deadline = entries
+            .iter()
+            .filter_map(|e| e.waitable.deadline())
+            .chain(until)
+            .min();
+        let timeout = match deadline {
+            None => EpollTimeout::NONE,
+            Some(at) => {
+                // Rounded up to the next millisecond: waking early would spin until it is time.
+                let left = at.saturating_duration_since(Instant::now());
+                let ms = left.as_micros().div_ceil(1000);
+                EpollTimeout::try_from(Duration::from_millis(ms as u64)).unwrap_or(EpollTimeout::MAX)
+            }
+        };
+        let mut events = [EpollEvent::empty(); EVENTS];
+        let ready = match self.epoll.wait(&mut events, timeout) {
+            Ok(n) => n,
+            Err(nix::errno::Errno::EINTR) => return,
+            Err(err) => {
+                tracing::error!("executor: epoll failed, waiting a moment before retrying: {err}");
+                std::thread::sleep(Duration::from_millis(10));
+                return;
+            }
+        };
+        for event in &events[..ready] {
+            match event.data() {
+                WAKE => {
+                    let _ = self.wake.read();
+                    self.signalled.store(false, Ordering::SeqCst);
+                    self.rearm(self.wake.as_fd(), WAKE);
+                }
+                id => {
+                    if let Some(entry) = entries.iter().find(|e| e.id == id) {
+                        entry.signalled.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
+        }
+    }
+
+    fn rearm(&self, fd: BorrowedFd<'_>, tag: u64) {
+        if self.threads > 1
+            && let Err(err) = self.epoll.modify(fd, &mut EpollEvent::new(self.flags(), tag))
+        {
+            tracing::debug!("executor: cannot arm a descriptor again: {err}");
+        }
+    }
+
+    /// Serves the next entity with work, from the next one in turn; true when a callback ran.
+    fn execute_ready(&self) -> bool {
+        let entries = self.snapshot();
+        let count = entries.len();
+        if count == 0 {
+            return false;
+        }
+        let start = self.cursor.fetch_add(1, Ordering::Relaxed) % count;
+        let now = Instant::now();
+        for k in 0..count {
+            if self.try_serve(&entries[(start + k) % count], &entries, now) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Holds `entry` and serves it; true when a callback ran.
+    ///
+    /// Work that arrives while a thread holds an entity rings nobody (see [`Notifier::notify`]),
+    /// and a thread that finds the entity held or its group busy moves on: so whoever gives the
+    /// entity back looks once more, after a fence, and serves it again if work came meanwhile.
+    fn try_serve(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) -> bool {
+        loop {
+            if entry
+                .claim
+                .compare_exchange(false, true, Ordering::SeqCst, Ordering::Relaxed)
+                .is_err()
+            {
+                return false;
+            }
+            let ran = !entry.removed.load(Ordering::SeqCst) && self.serve(entry, entries, now);
+            entry.claim.store(false, Ordering::SeqCst);
+            std::sync::atomic::fence(Ordering::SeqCst);
+            if self.waiters.load(Ordering::SeqCst) > 0 {
+                let _lock = self.released.0.lock().unwrap_or_else(PoisonError::into_inner);
+                self.released.1.notify_all();
+            }
+            if ran {
+                return true;
+            }
+            let more = entry.signalled.load(Ordering::SeqCst)
+                || (entry.waitable.is_ready(now) && entry.group.is_free());
+            if !more || entry.removed.load(Ordering::SeqCst) {
+                return false;
+            }
+        }
+    }
+
+    /// Collects what waits for an entity this thread holds and runs one of its callbacks when
+    /// it is ready and its group is free; true when one ran.
+    fn serve(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) -> bool {
+        let signalled = entry.signalled.swap(false, Ordering::SeqCst);
+        if signalled || entry.waitable.deadline().is_some_and(|at| at <= now) {
+            entry.waitable.collect(signalled, now);
+            if signalled && let Some(fd) = entry.waitable.descriptor() {
+                self.rearm(fd, entry.id);
+            }
+        }
+        if !entry.waitable.is_ready(now) || !entry.group.try_enter() {
+            return false;
+        }
+        // Another thread may take the rest while this one runs the callback.
+        if self.threads > 1
+            && entries.iter().any(|other| {
+                other.id != entry.id
+                    && !other.claim.load(Ordering::Relaxed)
+                    && (other.signalled.load(Ordering::Relaxed) || other.waitable.is_ready(now))
+            })
+        {
+            self.signal();
+        }
+        let me = (self as *const Shared as usize, entry.id);
+        let before = SERVING.replace(Some(me));
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| entry.waitable.execute(now)));
+        SERVING.set(before);
+        entry.group.leave();
+        if outcome.is_err() {
+            tracing::error!(
+                entity = entry.waitable.name(),
+                "a callback panicked (its message is above); the executor goes on"
+            );
+        }
+        true
+    }
+
+    /// Takes an entity out; waits until no thread holds it, unless this thread runs its callback.
+    fn remove(&self, id: u64) {
+        let entry = {
+            let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
+            let Some(at) = entries.iter().position(|e| e.id == id) else {
+                return;
+            };
+            let mut next = Vec::clone(&entries);
+            let entry = next.remove(at);
+            *entries = Arc::new(next);
+            entry
+        };
+        entry.removed.store(true, Ordering::SeqCst);
+        if let Some(fd) = entry.waitable.descriptor() {
+            let _ = self.epoll.delete(fd);
+        }
+        if SERVING.get() == Some((self as *const Shared as usize, id)) {
+            return;
+        }
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        let mut lock = self.released.0.lock().unwrap_or_else(PoisonError::into_inner);
+        while entry.claim.load(Ordering::SeqCst) {
+            lock = self.released.1.wait(lock).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(lock);
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
+    }
+}
