@@ -1,11 +1,11 @@
 //! How a typed subscription hands samples to its callback without ever making a receive path
 //! wait. Each receive path (zenoh's callback, and the same-host lane, read by the executor thread
 //! that woke up for it, after the two are merged by publisher and sequence number in
-//! `ros/lane/paths.rs`) checks the attachment (a few bytes, [`Handler::admit`]) and then either
-//! queues the sample in a bounded queue shaped by the subscription's QoS ([`Queue`]) and rings the
+//! `ros/lane/paths.rs`) checks the attachment (a few bytes, `Handler::admit`) and then either
+//! queues the sample in a bounded queue shaped by the subscription's QoS (`Queue`) and rings the
 //! executor, or, for a subscription that asked for inline delivery, runs the callback at once on
 //! the thread that received it. The executor pops the queue, validates the CDR once and runs the
-//! callback with the view it validated ([`Handler::run`]).
+//! callback with the view it validated (`Handler::run`).
 //!
 //! A lane sample in the queue keeps its buffer in the publisher's segment, and a subscription may
 //! hold only so many of one publisher's buffers ([`crate::lane::SUBSCRIBER_MAX_BORROWED`], above
