@@ -12,7 +12,8 @@ use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
 use crate::cdr::CdrWriter;
-use crate::msgs::builtin_interfaces::{Time, wall_clock_nanos};
+use crate::msgs::builtin_interfaces::msg::Time;
+use crate::msgs::wall_clock_nanos;
 use crate::msgs::{LoanableMessage, Message};
 use crate::raw::{AdvancedPublisherOptions, PublishError, PublisherOptions, RawLoan, RawPublisher};
 
