@@ -9,11 +9,10 @@
 //! A crate with its own message types calls the [`Builder`] from its build script:
 //!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     if let Err(e) = zshm_rosidl::Builder::new().package("my_msgs", "interfaces/my_msgs").generate() {
-//!         panic!("{e}");
-//!     }
+//! // build.rs: `fn main` of a build script
+//! if let Err(e) = zshm_rosidl::Builder::new().package("my_msgs", "interfaces/my_msgs").generate() {
+//!     eprintln!("{e}");
+//!     std::process::exit(1);
 //! }
 //! ```
 //!

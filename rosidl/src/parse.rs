@@ -73,9 +73,9 @@ pub fn is_constant_name(text: &str) -> bool {
 
 /// The parts of a `.srv` (2) or `.action` (3) text, split at `---` lines, each with the line
 /// number its first line has in the file.
-pub fn split_sections<'a>(
+pub fn split_sections(
     type_name: &str,
-    text: &'a str,
+    text: &str,
     expected: usize,
 ) -> Result<Vec<(usize, String)>, ParseError> {
     let mut sections = vec![(1, String::new())];

@@ -429,7 +429,7 @@ impl Emitter<'_> {
             self.out.push_str("                Self {\n");
             for field in &fields {
                 let ident = field_ident(&field.name);
-                let expr = self.from_view_expr(&format!("view.{ident}"), &field.ty);
+                let expr = self.owned_from_view_expr(&format!("view.{ident}"), &field.ty);
                 writeln!(self.out, "                    {ident}: {expr},").ok();
             }
             self.out.push_str("                }\n");
@@ -591,7 +591,7 @@ impl Emitter<'_> {
         }
     }
 
-    fn from_view_expr(&self, access: &str, ty: &FieldType) -> String {
+    fn owned_from_view_expr(&self, access: &str, ty: &FieldType) -> String {
         if is_byte_sequence(ty) {
             return format!("{access}.to_vec()");
         }

@@ -38,11 +38,11 @@ pub enum InterfaceError {
     /// A field names a type that is in none of the packages.
     Unresolved {
         /// The type holding the field.
-        type_name: TypeName,
+        type_name: String,
         /// The field.
         field: String,
         /// The missing type.
-        missing: TypeName,
+        missing: String,
     },
     /// A type contains itself, directly or through other types.
     Recursive {
@@ -366,9 +366,9 @@ impl InterfaceSet {
                     && !self.messages.contains_key(nested)
                 {
                     return Err(InterfaceError::Unresolved {
-                        type_name: def.name.clone(),
+                        type_name: def.name.to_string(),
                         field: field.name.clone(),
-                        missing: nested.clone(),
+                        missing: nested.to_string(),
                     });
                 }
             }
