@@ -13,9 +13,10 @@
 //! what those do not offer: serializing into a caller-provided buffer of exactly precomputed size
 //! (a shared-memory loan), borrowed views whose `&[u8]` fields point into the received buffer,
 //! and a reader that checks every length against the bytes left before allocating anything, so
-//! a malformed sample from the network can neither panic nor allocate gigabytes. The format for
-//! the few message types zshm speaks is small and is checked byte for byte against fixtures
-//! produced by an independent implementation (rosbags), in `tests/data/cdr/`.
+//! a malformed sample from the network can neither panic nor allocate gigabytes. Generated
+//! message code (`crate::msgs`) writes and reads through these primitives; the bytes are checked
+//! against an independent implementation (rosbags): fixtures in `tests/data/cdr/` and a round
+//! trip of every shipped type through rosbags' CDR (`tests/oracle/`).
 
 /// The encapsulation header zshm writes: CDR, little endian, no options.
 pub const ENCAPSULATION_LE: [u8; 4] = [0x00, 0x01, 0x00, 0x00];
