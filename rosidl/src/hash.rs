@@ -26,6 +26,8 @@ pub fn type_id(field: &Field) -> u8 {
             Primitive::UInt64 => 9,
             Primitive::Float32 => 10,
             Primitive::Float64 => 11,
+            Primitive::IdlChar => 13,
+            Primitive::WChar => 14,
             Primitive::Bool => 15,
             Primitive::Byte => 16,
         },

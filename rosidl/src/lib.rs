@@ -1,6 +1,6 @@
 //! # zshm-rosidl: ROS 2 interface definitions for zshm
 //!
-//! Reads ROS 2 interface definitions (`.msg`, `.srv`, `.action`), derives the types ROS derives
+//! Reads ROS 2 interface definitions (`.msg`, `.srv`, `.action`, and `.idl` as ROS writes it), derives the types ROS derives
 //! from services and actions (`X_Request`, `X_Response`, `X_Event`, `X_Goal`, `X_SendGoal`, ...),
 //! computes their RIHS01 type hashes exactly as ROS 2 Jazzy does, and generates Rust types with
 //! their CDR encoding for the `zshm` library. It also carries the interface packages zshm ships
@@ -21,6 +21,7 @@
 
 mod builder;
 mod hash;
+mod idl;
 mod model;
 pub mod parse;
 mod rust;

@@ -130,6 +130,10 @@ pub enum Primitive {
     Float32,
     /// `float64`.
     Float64,
+    /// IDL's `char` (only from `.idl` files; hashed as type id 13, unlike `.msg` char).
+    IdlChar,
+    /// IDL's `wchar`: a UTF-16 unit (only from `.idl` files).
+    WChar,
 }
 
 impl Primitive {
@@ -152,11 +156,15 @@ impl Primitive {
 
     /// The `.msg` keyword.
     pub fn keyword(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(p, _)| *p == self)
-            .map(|(_, k)| *k)
-            .unwrap_or("?")
+        match self {
+            Primitive::IdlChar => "char",
+            Primitive::WChar => "wchar",
+            other => Self::ALL
+                .iter()
+                .find(|(p, _)| *p == other)
+                .map(|(_, k)| *k)
+                .unwrap_or("?"),
+        }
     }
 
     /// The primitive a `.msg` keyword names.
@@ -167,8 +175,13 @@ impl Primitive {
     /// Size in bytes on the wire, which is also its CDR alignment.
     pub fn size(self) -> usize {
         match self {
-            Primitive::Bool | Primitive::Byte | Primitive::Char | Primitive::Int8 | Primitive::UInt8 => 1,
-            Primitive::Int16 | Primitive::UInt16 => 2,
+            Primitive::Bool
+            | Primitive::Byte
+            | Primitive::Char
+            | Primitive::IdlChar
+            | Primitive::Int8
+            | Primitive::UInt8 => 1,
+            Primitive::Int16 | Primitive::UInt16 | Primitive::WChar => 2,
             Primitive::Int32 | Primitive::UInt32 | Primitive::Float32 => 4,
             Primitive::Int64 | Primitive::UInt64 | Primitive::Float64 => 8,
         }
@@ -183,10 +196,10 @@ impl Primitive {
     pub fn int_range(self) -> Option<(i128, i128)> {
         Some(match self {
             Primitive::Bool => (0, 1),
-            Primitive::Byte | Primitive::Char | Primitive::UInt8 => (0, u8::MAX.into()),
+            Primitive::Byte | Primitive::Char | Primitive::IdlChar | Primitive::UInt8 => (0, u8::MAX.into()),
             Primitive::Int8 => (i8::MIN.into(), i8::MAX.into()),
             Primitive::Int16 => (i16::MIN.into(), i16::MAX.into()),
-            Primitive::UInt16 => (0, u16::MAX.into()),
+            Primitive::UInt16 | Primitive::WChar => (0, u16::MAX.into()),
             Primitive::Int32 => (i32::MIN.into(), i32::MAX.into()),
             Primitive::UInt32 => (0, u32::MAX.into()),
             Primitive::Int64 => (i64::MIN.into(), i64::MAX.into()),
@@ -323,7 +336,7 @@ pub struct Constant {
 pub enum Source {
     /// A `.msg`, `.srv` or `.action` file: its suffix and full text.
     File {
-        /// `msg`, `srv` or `action`.
+        /// `msg`, `srv`, `action` or `idl`.
         encoding: &'static str,
         /// The file's text.
         text: String,

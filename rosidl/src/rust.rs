@@ -742,10 +742,10 @@ fn is_byte_sequence(ty: &FieldType) -> bool {
 fn primitive_type(p: Primitive) -> &'static str {
     match p {
         Primitive::Bool => "bool",
-        Primitive::Byte | Primitive::Char | Primitive::UInt8 => "u8",
+        Primitive::Byte | Primitive::Char | Primitive::IdlChar | Primitive::UInt8 => "u8",
         Primitive::Int8 => "i8",
         Primitive::Int16 => "i16",
-        Primitive::UInt16 => "u16",
+        Primitive::UInt16 | Primitive::WChar => "u16",
         Primitive::Int32 => "i32",
         Primitive::UInt32 => "u32",
         Primitive::Int64 => "i64",
@@ -759,7 +759,7 @@ fn primitive_type(p: Primitive) -> &'static str {
 fn cdr_method(p: Primitive) -> &'static str {
     match p {
         Primitive::Bool => "bool",
-        Primitive::Byte | Primitive::Char | Primitive::UInt8 => "u8",
+        Primitive::Byte | Primitive::Char | Primitive::IdlChar | Primitive::UInt8 => "u8",
         other => primitive_type(other),
     }
 }

@@ -147,7 +147,7 @@ impl InterfaceSet {
             let mut files: Vec<PathBuf> = entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|p| p.extension().and_then(|e| e.to_str()) == Some(namespace))
+                .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some(e) if e == namespace || e == "idl"))
                 .collect();
             files.sort();
             for path in files {
@@ -170,8 +170,14 @@ impl InterfaceSet {
         };
         let (dir, file) = path.split_once('/').ok_or_else(bad_name)?;
         let (name, extension) = file.rsplit_once('.').ok_or_else(bad_name)?;
-        if dir != extension || !parse::is_type_name(name) || !parse::is_package_name(package) {
+        if (dir != extension && extension != "idl")
+            || !parse::is_type_name(name)
+            || !parse::is_package_name(package)
+        {
             return Err(bad_name());
+        }
+        if extension == "idl" {
+            return self.add_idl(package, dir, name, text);
         }
         match extension {
             "msg" => {
@@ -282,6 +288,99 @@ impl InterfaceSet {
             )?);
         }
         let [goal, result, feedback]: [MessageDef; 3] = parts.try_into().expect("three sections");
+        let source = Source::File {
+            encoding: "action",
+            text: text.to_owned(),
+        };
+        self.insert_action(action, [goal, result, feedback], source)
+    }
+
+    /// An `.idl` file: its structs are messages (`msg/`), a request and response (`srv/`), or a
+    /// goal, result and feedback (`action/`).
+    fn add_idl(&mut self, package: &str, dir: &str, name: &str, text: &str) -> Result<(), InterfaceError> {
+        let namespace = match dir {
+            "msg" => Namespace::Msg,
+            "srv" => Namespace::Srv,
+            "action" => Namespace::Action,
+            _ => {
+                return Err(InterfaceError::FileName {
+                    path: format!("{package}/{dir}/{name}.idl"),
+                });
+            }
+        };
+        let top = TypeName::new(package, namespace, name);
+        let structs = crate::idl::parse_idl(&top.to_string(), text)?;
+        let mut by_name: BTreeMap<String, MessageDef> = BTreeMap::new();
+        for idl in structs {
+            if idl.name.package != package || idl.name.namespace != namespace {
+                return Err(InterfaceError::Parse(ParseError {
+                    type_name: top.to_string(),
+                    line: 0,
+                    message: format!(
+                        "{} is declared in {package}/{dir}/{name}.idl, outside module {package}::{dir}",
+                        idl.name
+                    ),
+                }));
+            }
+            let mut fields = idl.fields;
+            if fields.is_empty() {
+                fields.push(placeholder());
+            }
+            by_name.insert(
+                idl.name.name.clone(),
+                MessageDef {
+                    name: idl.name,
+                    fields,
+                    constants: idl.constants,
+                    source: Source::Implicit,
+                },
+            );
+        }
+        let source = Source::File {
+            encoding: "idl",
+            text: text.to_owned(),
+        };
+        let mut take = |suffix: &str| {
+            let wanted = if suffix.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{name}_{suffix}")
+            };
+            by_name.remove(&wanted).ok_or_else(|| {
+                InterfaceError::Parse(ParseError {
+                    type_name: top.to_string(),
+                    line: 0,
+                    message: format!("the file declares no struct {wanted}"),
+                })
+            })
+        };
+        match namespace {
+            Namespace::Msg => {
+                let mut def = take("")?;
+                def.source = source;
+                self.insert_message(def)?;
+                for (_, other) in std::mem::take(&mut by_name) {
+                    self.insert_message(other)?;
+                }
+                Ok(())
+            }
+            Namespace::Srv => {
+                let (request, response) = (take("Request")?, take("Response")?);
+                self.insert_service(top, request, response, source)
+            }
+            Namespace::Action => {
+                let parts = [take("Goal")?, take("Result")?, take("Feedback")?];
+                self.insert_action(top, parts, source)
+            }
+        }
+    }
+
+    fn insert_action(
+        &mut self,
+        action: TypeName,
+        [goal, result, feedback]: [MessageDef; 3],
+        source: Source,
+    ) -> Result<(), InterfaceError> {
         let uuid = TypeName::new("unique_identifier_msgs", Namespace::Msg, "UUID");
         let message = |name: TypeName, fields: Vec<Field>| MessageDef {
             name,
@@ -338,10 +437,7 @@ impl InterfaceSet {
             send_goal: send_goal.clone(),
             get_result: get_result.clone(),
             feedback_message: feedback_message.name.clone(),
-            source: Source::File {
-                encoding: "action",
-                text: text.to_owned(),
-            },
+            source,
         };
         self.insert_message(goal)?;
         self.insert_message(result)?;
@@ -585,6 +681,10 @@ fn nested_field(name: &str, ty: TypeName) -> Field {
         default: None,
         default_text: None,
     }
+}
+
+fn placeholder() -> Field {
+    primitive_field(crate::PLACEHOLDER_FIELD, Primitive::UInt8)
 }
 
 fn primitive_field(name: &str, primitive: Primitive) -> Field {
