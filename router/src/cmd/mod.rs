@@ -9,6 +9,7 @@ mod certs;
 mod demo;
 mod doctor;
 mod exporter;
+mod interface;
 mod listener;
 mod nodes;
 mod publish;
@@ -16,6 +17,7 @@ mod router;
 mod shm_clean;
 mod subscribe;
 mod talker;
+mod topic;
 mod topics;
 mod traffic;
 
@@ -50,8 +52,12 @@ pub enum Command {
     Talker(talker::Args),
     /// Print the std_msgs/String messages of a topic like ROS's demo listener.
     Listener(listener::Args),
-    /// List the ROS topics the graph announces (like `ros2 topic list -t`).
+    /// List the ROS topics with their types and counts (the older form of `zshm topic list`).
     Topics(GraphArgs),
+    /// The ROS topics: list, info, hz, bw (like `ros2 topic`).
+    Topic(topic::Args),
+    /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
+    Interface(interface::Args),
     /// List the ROS nodes the graph announces (like `ros2 node list`).
     Nodes(GraphArgs),
     /// A simulated depth camera: publishes PointCloud2 (and optionally Image) in place in SHM.
@@ -95,6 +101,8 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Talker(args) => talker::run(args).await,
         Command::Listener(args) => listener::run(args).await,
         Command::Topics(args) => topics::run(args).await,
+        Command::Topic(args) => topic::run(args).await,
+        Command::Interface(args) => interface::run(args).await,
         Command::Nodes(args) => nodes::run(args).await,
         Command::CamPub(args) => cam_pub::run(args).await,
         Command::CamLatency(args) => cam_latency::run(args).await,

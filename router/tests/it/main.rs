@@ -21,6 +21,10 @@ mod security;
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.
 mod ros;
+// `zshm topic list / info / hz / bw`, like `ros2 topic`.
+mod topic;
+// `zshm interface list / show / package / packages`, like `ros2 interface`.
+mod interface;
 // The workshop experience: demo, doctor, launch, systemd and compose files.
 mod workshop;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.
