@@ -40,7 +40,7 @@
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
 //! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
-//! [`cdr`], [`msgs`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
+//! [`cdr`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
 //! the benchmarks, not nodes.
 
 #![deny(missing_docs)]
@@ -62,6 +62,8 @@ pub mod raw;
 pub mod cdr;
 
 pub mod msgs;
+
+pub mod dynamic;
 
 pub mod ros;
 
