@@ -85,6 +85,9 @@ pub fn is_bad_input(err: &(dyn std::error::Error + 'static)) -> bool {
     if let Some(err) = err.downcast_ref::<OpenError>() {
         return err.is_bad_input();
     }
+    if let Some(err) = err.downcast_ref::<dynamic::DynamicError>() {
+        return err.is_bad_input();
+    }
     if let Some(err) = err.downcast_ref::<ros::NodeError>() {
         return err.is_bad_input();
     }

@@ -88,12 +88,15 @@ pub enum DynamicError {
 }
 
 impl DynamicError {
-    /// True when the caller's input is at fault (a name, YAML/JSON text or a value), so the
-    /// `zshm` program exits 2; false for an unknown type and for received bytes.
+    /// True when the caller's input is at fault (a type name, YAML/JSON text or a value), so
+    /// the `zshm` program exits 2; false for received bytes that do not decode.
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            DynamicError::BadTypeName { .. } | DynamicError::Syntax { .. } | DynamicError::Value { .. }
+            DynamicError::BadTypeName { .. }
+                | DynamicError::UnknownType { .. }
+                | DynamicError::Syntax { .. }
+                | DynamicError::Value { .. }
         )
     }
 }
@@ -133,13 +136,19 @@ impl Value {
 #[derive(Debug, Clone)]
 pub struct MessageType {
     plan: Arc<plan::StructPlan>,
+    hash: Arc<str>,
 }
 
 impl MessageType {
     /// Resolves `name` and every type it nests in `set`.
     pub fn new(set: &InterfaceSet, name: &TypeName) -> Result<Self, DynamicError> {
+        let plan = plan::StructPlan::compile(set, name)?;
+        let hash = set.type_hash(name).map_err(|_| DynamicError::UnknownType {
+            name: name.to_string(),
+        })?;
         Ok(Self {
-            plan: plan::StructPlan::compile(set, name)?,
+            plan,
+            hash: hash.into(),
         })
     }
 
@@ -155,6 +164,11 @@ impl MessageType {
     /// The type's name.
     pub fn name(&self) -> &TypeName {
         &self.plan.name
+    }
+
+    /// The REP-2011 type hash (`RIHS01_...`), as rmw_zenoh puts it in key expressions.
+    pub fn hash(&self) -> &str {
+        &self.hash
     }
 
     /// Decodes a whole CDR payload (encapsulation header included). Trailing bytes are
