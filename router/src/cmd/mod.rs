@@ -16,6 +16,7 @@ mod router;
 mod shm_clean;
 mod subscribe;
 mod talker;
+mod topic;
 mod topics;
 mod traffic;
 
@@ -54,6 +55,8 @@ pub enum Command {
     Topics(GraphArgs),
     /// List the ROS nodes the graph announces (like `ros2 node list`).
     Nodes(GraphArgs),
+    /// ROS topics like `ros2 topic`: echo and pub for any known message type.
+    Topic(topic::Args),
     /// A simulated depth camera: publishes PointCloud2 (and optionally Image) in place in SHM.
     CamPub(cam_pub::Args),
     /// Measure point-cloud (or image) latency: the workshop's `just cam_latency`.
@@ -96,6 +99,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Listener(args) => listener::run(args).await,
         Command::Topics(args) => topics::run(args).await,
         Command::Nodes(args) => nodes::run(args).await,
+        Command::Topic(args) => topic::run(args).await,
         Command::CamPub(args) => cam_pub::run(args).await,
         Command::CamLatency(args) => cam_latency::run(args).await,
         Command::Exporter(args) => exporter::run(args).await,

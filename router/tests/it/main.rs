@@ -21,6 +21,8 @@ mod security;
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.
 mod ros;
+// `zshm topic echo` / `pub` for any type, against the Python rmw_zenoh peer and rosbags.
+mod topic;
 // The workshop experience: demo, doctor, launch, systemd and compose files.
 mod workshop;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.
