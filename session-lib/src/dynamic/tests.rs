@@ -209,7 +209,7 @@ fn yaml_output_is_ros2_topic_echo_style() {
     let f = ty("std_msgs/msg/Float64").from_yaml("{data: .nan}").unwrap();
     assert_eq!(f.to_yaml(&YamlOptions::default()), "data: .nan\n");
     let scan = ty("std_msgs/msg/UInt8MultiArray");
-    let long = format!("{{data: [{}]}}", vec!["7"; 130].join(", "));
+    let long = format!("{{data: [{}]}}", ["7"; 130].join(", "));
     let v = scan.from_yaml(&long).unwrap();
     let text = v.to_yaml(&YamlOptions::default());
     assert!(text.ends_with("- 7\n- '...'\n"), "{text}");
@@ -224,7 +224,7 @@ fn yaml_output_is_ros2_topic_echo_style() {
         v.to_json(),
         format!(
             r#"{{"layout":{{"dim":[],"data_offset":0}},"data":[{}]}}"#,
-            vec!["7"; 130].join(",")
+            ["7"; 130].join(",")
         )
     );
     assert_eq!(v.get_path("layout.data_offset"), Some(&Value::UInt(0)));

@@ -5,7 +5,8 @@
 //! * rosbags' random values (several seeds, sequences empty or at their maximum, non-ASCII
 //!   strings) decode with the generated code (owned and through views) and with the dynamic
 //!   decoder, re-encode to the same bytes, and the dynamic value equals rosbags' canonical JSON
-//!   (floats exactly: both sides print Python's shortest repr);
+//!   (floats exactly: zshm writes Python's shortest repr, so equal floats are equal text, and
+//!   both texts go through the same JSON parser; the byte-exact re-encoding pins the bits);
 //! * values made here from the type description encode dynamically to bytes the generated code
 //!   and rosbags both read back and write again unchanged.
 //!

@@ -64,13 +64,13 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(name) => Some(MessageType::shipped(name).context("cannot echo")?),
         None => None,
     };
-    if let (Some(ty), Some(field)) = (&given, &args.field) {
-        if ty.default_value().get_path(field).is_none() {
-            anyhow::bail!(crate::cli::FlagError(format!(
-                "--field {field}: {} has no such field",
-                ty.name()
-            )));
-        }
+    if let (Some(ty), Some(field)) = (&given, &args.field)
+        && ty.default_value().get_path(field).is_none()
+    {
+        anyhow::bail!(crate::cli::FlagError(format!(
+            "--field {field}: {} has no such field",
+            ty.name()
+        )));
     }
     let node = session::open_node(&args.node, &format!("zshm_topic_echo_{}", std::process::id())).await?;
     // The subscription's token names one type: the given one, else the first the graph shows.
