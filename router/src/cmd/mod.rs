@@ -54,7 +54,7 @@ pub enum Command {
     Listener(listener::Args),
     /// List the ROS topics with their types and counts (the older form of `zshm topic list`).
     Topics(GraphArgs),
-    /// The ROS topics: list, info, hz, bw (like `ros2 topic`).
+    /// The ROS topics: list, info, hz, bw, echo, pub (like `ros2 topic`), for any known type.
     Topic(topic::Args),
     /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
     Interface(interface::Args),

@@ -23,6 +23,8 @@ mod router;
 mod ros;
 // `zshm topic list / info / hz / bw`, like `ros2 topic`.
 mod topic;
+// `zshm topic echo` / `pub` for any type, against the Python rmw_zenoh peer and rosbags.
+mod echo_pub;
 // `zshm interface list / show / package / packages`, like `ros2 interface`.
 mod interface;
 // The workshop experience: demo, doctor, launch, systemd and compose files.

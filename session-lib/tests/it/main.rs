@@ -21,6 +21,8 @@ mod delivery;
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.
 mod lane;
+// Dynamic messages against rosbags for every shipped type, both ways.
+mod dynamic_oracle;
 
 use zshm::Session;
 use zshm::config::Environment;
