@@ -86,9 +86,10 @@ pub struct TopicMetadata {
     pub type_name: String,
     /// `cdr`.
     pub serialization_format: String,
-    /// YAML list of the publishers' QoS (see [`qos_yaml`]).
+    /// The publishers' QoS: a YAML list in format 9 (a string holding that YAML before), see
+    /// [`qos_yaml`] and [`TopicMetadata::qos_text`].
     #[serde(default)]
-    pub offered_qos_profiles: String,
+    pub offered_qos_profiles: serde_yaml::Value,
     /// `RIHS01_…`.
     #[serde(default)]
     pub type_description_hash: String,
@@ -105,6 +106,22 @@ pub struct FileInformation {
     pub duration: Nanoseconds,
     /// Its messages.
     pub message_count: u64,
+}
+
+impl TopicMetadata {
+    /// `offered_qos_profiles` as YAML text, whichever form the file has.
+    pub fn qos_text(&self) -> String {
+        match &self.offered_qos_profiles {
+            serde_yaml::Value::String(text) => text.clone(),
+            serde_yaml::Value::Null => String::new(),
+            other => serde_yaml::to_string(other).unwrap_or_default(),
+        }
+    }
+}
+
+/// `offered_qos_profiles` YAML text as the list format 9 stores in `metadata.yaml`.
+pub fn qos_value(text: &str) -> serde_yaml::Value {
+    serde_yaml::from_str(text).unwrap_or_else(|_| serde_yaml::Value::String(text.to_owned()))
 }
 
 impl BagMetadata {

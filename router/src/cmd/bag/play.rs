@@ -96,7 +96,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let qos = parse_qos_yaml(&topic.offered_qos_profiles)
+        let qos = parse_qos_yaml(&topic.qos_text())
             .map_err(|e| bad_input(format!("topic {}: {e}", topic.name)))?
             .first()
             .copied()

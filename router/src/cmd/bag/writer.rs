@@ -319,7 +319,7 @@ impl BagWriter {
                         name: topic.name.clone(),
                         type_name: topic.type_name.clone(),
                         serialization_format: "cdr".into(),
-                        offered_qos_profiles: topic.qos_yaml.clone(),
+                        offered_qos_profiles: metadata::qos_value(&topic.qos_yaml),
                         type_description_hash: topic.hash.clone(),
                     },
                     message_count: count,
