@@ -145,7 +145,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let deadline = args.duration.map(|d| tokio::time::Instant::now() + d);
     let mut progress = Progress::new();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut writer_done = false;
     let stop = loop {
         tokio::select! {
             token = tokens.recv_async() => {
@@ -162,8 +161,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if endpoint.node.zid == node.session().zid() && endpoint.node.nid == node.info().nid {
                     continue;
                 }
-                if let Some(&index) = seen.get(&endpoint.topic) {
-                    let _ = index;
+                if seen.contains_key(&endpoint.topic) {
                     continue;
                 }
                 match subscribe(&node, &endpoint, recorded.len(), &tx, &queued_heap, args.queue_bytes).await {
@@ -172,7 +170,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                             if topic.definition.is_empty() { " (type unknown to zshm: recorded without its definition)" } else { "" });
                         all_stats.lock().map_err(|_| anyhow::anyhow!("stats lock poisoned"))?.push(stats.clone());
                         if tx.send_async(Item::Topic(topic)).await.is_err() {
-                            writer_done = true;
                             break "the writer stopped";
                         }
                         seen.insert(endpoint.topic.clone(), recorded.len());
@@ -188,7 +185,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             _ = tick.tick() => {
                 progress.print(&recorded, started.elapsed());
                 if writer.is_finished() {
-                    writer_done = true;
                     break "the writer stopped";
                 }
             }
@@ -212,7 +208,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
     session::close(node.session()).await?;
     let metadata = outcome?;
-    let _ = writer_done;
     print_summary(&dir, &metadata, &names);
     Ok(ExitCode::SUCCESS)
 }
