@@ -2,6 +2,7 @@
 //! to its `run`, like zenoh's examples. What several commands share is in `crate::cli` (flags)
 //! and `crate::support` (helpers).
 
+mod bag;
 pub mod bench;
 mod cam_latency;
 mod cam_pub;
@@ -76,6 +77,8 @@ pub enum Command {
     Doctor(doctor::Args),
     /// Measure point-cloud latency over TCP, then through shared memory, and compare (no setup).
     Demo(demo::Args),
+    /// Record, inspect and play rosbag2 bags (MCAP), like `ros2 bag`.
+    Bag(bag::Args),
     /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
     Bench(bench::Args),
     /// One process of a benchmark case (started by `zshm bench`).
@@ -112,6 +115,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Certs(args) => certs::run(args),
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
+        Command::Bag(args) => bag::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
     }

@@ -3,6 +3,8 @@
 
 mod support;
 
+// `zshm bag record | info | play` against the independent rosbags package.
+mod bag;
 // Exit codes and messages for every kind of bad input.
 mod bad_input;
 // `zshm bench --quick`: the report files exist and are well-formed.
