@@ -381,7 +381,7 @@ fn without_comment(line: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cmd::interface::*;
 
     fn show_lines(text: &str, comments: Comments) -> Vec<String> {
         let set = InterfaceSet::shipped();
