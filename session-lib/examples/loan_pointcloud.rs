@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use zshm::msgs::builtin_interfaces::Time;
-use zshm::msgs::sensor_msgs::PointCloud2;
+use zshm::msgs::builtin_interfaces::msg::Time;
+use zshm::msgs::sensor_msgs::msg::PointCloud2;
 use zshm::ros::{Node, NodeOptions, qos::QosProfile};
 use zshm::tools::sim_camera::SimCamera;
 

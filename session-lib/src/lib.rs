@@ -27,12 +27,12 @@
 //! println!("shared memory: {}", session.shm_status());
 //! let node = Node::new(&session, "talker", NodeOptions::default()).await?;
 //! let _echo = node
-//!     .create_subscription::<std_msgs::String>("chatter", QosProfile::default(), |msg| {
-//!         println!("heard {}", msg.view());
+//!     .create_subscription::<std_msgs::msg::String>("chatter", QosProfile::default(), |msg| {
+//!         println!("heard {}", msg.view().data);
 //!     })
 //!     .await?;
-//! let chatter = node.create_publisher::<std_msgs::String>("chatter", QosProfile::default()).await?;
-//! chatter.publish(&std_msgs::String { data: "Hello World: 1".into() }).await?;
+//! let chatter = node.create_publisher::<std_msgs::msg::String>("chatter", QosProfile::default()).await?;
+//! chatter.publish(&std_msgs::msg::String { data: "Hello World: 1".into() }).await?;
 //! # Ok(()) }
 //! ```
 //!
@@ -40,7 +40,7 @@
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
 //! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
-//! [`cdr`], [`msgs`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
+//! [`cdr`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
 //! the benchmarks, not nodes.
 
 #![deny(missing_docs)]
@@ -63,6 +63,8 @@ pub mod cdr;
 
 pub mod msgs;
 
+pub mod dynamic;
+
 pub mod ros;
 
 pub mod telemetry;
@@ -83,11 +85,30 @@ pub fn is_bad_input(err: &(dyn std::error::Error + 'static)) -> bool {
     if let Some(err) = err.downcast_ref::<OpenError>() {
         return err.is_bad_input();
     }
+    if let Some(err) = err.downcast_ref::<dynamic::DynamicError>() {
+        return err.is_bad_input();
+    }
     if let Some(err) = err.downcast_ref::<ros::NodeError>() {
         return err.is_bad_input();
     }
     err.downcast_ref::<raw::DeclareError>()
         .is_some_and(raw::DeclareError::is_bad_input)
+}
+
+/// Includes the message, service and action types a build script generated from a crate's own
+/// interface definitions with `zshm_rosidl::Builder` (a build dependency). Use it once, where
+/// the packages should live (the crate root, or a module of their own):
+///
+/// ```ignore
+/// // build.rs:  zshm_rosidl::Builder::new().package("my_msgs", "my_msgs").generate()
+/// zshm::include_interfaces!();
+/// // now `my_msgs::msg::Waypoint` exists, and may nest `zshm::msgs::geometry_msgs::msg::Pose`.
+/// ```
+#[macro_export]
+macro_rules! include_interfaces {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/zshm_interfaces.rs"));
+    };
 }
 
 /// The names most programs need.

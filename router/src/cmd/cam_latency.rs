@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use zshm::msgs::builtin_interfaces::wall_clock_nanos;
-use zshm::msgs::sensor_msgs::{Image, PointCloud2};
+use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2};
+use zshm::msgs::wall_clock_nanos;
 use zshm::msgs::{Message, SensorMessage};
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, Sample, Subscription};

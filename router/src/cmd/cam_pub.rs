@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use zshm::msgs::builtin_interfaces::Time;
-use zshm::msgs::sensor_msgs::{Image, PointCloud2};
+use zshm::msgs::builtin_interfaces::msg::Time;
+use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2};
 use zshm::ros::Publisher;
 use zshm::ros::qos::{History, QosProfile};
 use zshm::text::human_bytes;

@@ -33,13 +33,17 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let done = Arc::new(tokio::sync::Notify::new());
     let (counter, by_path, notify, count) = (heard.clone(), paths.clone(), done.clone(), args.chatter.count);
     let _subscription = node
-        .create_subscription::<std_msgs::String>(&args.chatter.topic, QosProfile::default(), move |message| {
-            outln!("I heard: [{}]", message.view());
-            by_path[message.path() as usize].fetch_add(1, Ordering::Relaxed);
-            if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
-                notify.notify_one();
-            }
-        })
+        .create_subscription::<std_msgs::msg::String>(
+            &args.chatter.topic,
+            QosProfile::default(),
+            move |message| {
+                outln!("I heard: [{}]", message.view().data);
+                by_path[message.path() as usize].fetch_add(1, Ordering::Relaxed);
+                if counter.fetch_add(1, Ordering::Relaxed) + 1 == count {
+                    notify.notify_one();
+                }
+            },
+        )
         .await?;
     tracing::info!(topic = %_subscription.info().topic, "listening");
     let completed = if args.chatter.count == 0 {

@@ -30,7 +30,7 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let node = session::open_node(&args.chatter.node, "talker").await?;
     let publisher = node
-        .create_publisher::<std_msgs::String>(&args.chatter.topic, QosProfile::default())
+        .create_publisher::<std_msgs::msg::String>(&args.chatter.topic, QosProfile::default())
         .await?;
     if !args.wait.is_zero()
         && shutdown::unless_signalled(publisher.wait_for_subscribers(args.wait)).await == Some(false)
@@ -48,7 +48,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             _ = ticker.tick() => {}
             _ = &mut shutdown => break,
         }
-        let message = std_msgs::String {
+        let message = std_msgs::msg::String {
             data: format!("Hello World: {n}"),
         };
         outln!("Publishing: '{}'", message.data);

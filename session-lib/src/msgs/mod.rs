@@ -1,14 +1,27 @@
-//! ROS 2 messages zshm speaks, with their CDR encoding, DDS type names and RIHS01 type hashes.
+//! ROS 2 messages, services and actions, generated from their definitions, with their CDR
+//! encoding, DDS type names and RIHS01 type hashes.
 //!
-//! Modules are named after ROS packages: `zshm::msgs::sensor_msgs::PointCloud2` is
-//! `sensor_msgs/msg/PointCloud2`. Each message can be written into any [`CdrSink`] (so its exact
-//! size is known before a buffer is loaned), read as an owned value, or read as a borrowed
-//! *view* whose large fields point into the received bytes. [`LoanableMessage`]s (point clouds,
-//! images) can also be built in place in a shared-memory loan.
+//! Modules are named after ROS packages and their namespaces:
+//! `zshm::msgs::sensor_msgs::msg::PointCloud2` is `sensor_msgs/msg/PointCloud2`,
+//! `zshm::msgs::example_interfaces::srv::AddTwoInts` is `example_interfaces/srv/AddTwoInts`
+//! (with `AddTwoInts_Request`, `AddTwoInts_Response` and `AddTwoInts_Event` beside it). Every
+//! package ROS 2 Jazzy ships for nodes is here (builtin_interfaces, std_msgs, geometry_msgs,
+//! sensor_msgs, nav_msgs, tf2_msgs, rcl_interfaces, action_msgs, ...; see
+//! [`zshm_rosidl::InterfaceSet::shipped`]). The code is generated at build time by
+//! `zshm-rosidl` from the definitions in `rosidl/interfaces/`; a crate with its own types does
+//! the same with [`include_interfaces!`](crate::include_interfaces).
+//!
+//! Each message can be written into any [`CdrSink`] (so its exact size is known before a buffer
+//! is loaned), read as an owned value, or read as a borrowed *view* whose strings and byte
+//! sequences point into the received bytes. A message with one `uint8[] data` field
+//! ([`LoanableMessage`]: point clouds, images, compressed images, ...) can also be built in
+//! place in a shared-memory loan.
 
-pub mod builtin_interfaces;
-pub mod sensor_msgs;
-pub mod std_msgs;
+mod sensor;
+mod time;
+
+pub use sensor::SensorMessage;
+pub use time::wall_clock_nanos;
 
 use crate::cdr::{CdrError, CdrReader, CdrSink, CdrWriter, SizeCounter};
 
@@ -93,27 +106,35 @@ pub trait LoanableMessage: Message {
     }
 }
 
-/// A sensor message: a header stamp and one large data field (point clouds, images), so probes
-/// can measure and check any of them the same way.
-pub trait SensorMessage: LoanableMessage {
-    /// `header.stamp` of a view.
-    fn stamp(view: &Self::View<'_>) -> builtin_interfaces::Time;
-    /// The data field of a view.
-    fn data<'a>(view: &Self::View<'a>) -> &'a [u8];
-    /// The layout of the data, comparable between messages: for a cloud its fields and point
-    /// step, for an image its encoding.
-    fn layout(view: &Self::View<'_>) -> String;
-    /// Whether the data length matches the geometry the message announces.
-    fn consistent(view: &Self::View<'_>) -> bool;
+/// A ROS service type: its request, response and event messages.
+pub trait ServiceType: Send + Sync + 'static {
+    /// The service's name and hash (rmw_zenoh keys a service by these).
+    const TYPE: TypeInfo;
+    /// `X_Request`.
+    type Request: Message;
+    /// `X_Response`.
+    type Response: Message;
+    /// `X_Event` (service introspection).
+    type Event: Message;
 }
 
-/// Reads `count` elements with `read`, after checking the count against the bytes left.
-pub(crate) fn read_sequence<'a, T>(
-    reader: &mut CdrReader<'a>,
-    field: &'static str,
-    min_element_size: usize,
-    mut read: impl FnMut(&mut CdrReader<'a>) -> Result<T, CdrError>,
-) -> Result<Vec<T>, CdrError> {
-    let count = reader.sequence_len(field, min_element_size)?;
-    (0..count).map(|_| read(reader)).collect()
+/// A ROS action type: goal, result and feedback, the two services and the feedback message.
+pub trait ActionType: Send + Sync + 'static {
+    /// The action's name and hash.
+    const TYPE: TypeInfo;
+    /// `X_Goal`.
+    type Goal: Message;
+    /// `X_Result`.
+    type Result: Message;
+    /// `X_Feedback`.
+    type Feedback: Message;
+    /// `X_SendGoal`, the service that sends a goal.
+    type SendGoal: ServiceType;
+    /// `X_GetResult`, the service that waits for a result.
+    type GetResult: ServiceType;
+    /// `X_FeedbackMessage`, published on the feedback topic.
+    type FeedbackMessage: Message;
 }
+
+// The generated packages (`std_msgs`, `sensor_msgs`, ...), `MESSAGE_TYPES` and `reencode`.
+include!(concat!(env!("OUT_DIR"), "/zshm_interfaces.rs"));

@@ -11,7 +11,7 @@ use crate::msgs::TypeInfo;
 /// The data key expression of `topic` (fully qualified) in `domain`.
 ///
 /// ```
-/// use zshm::msgs::{sensor_msgs::PointCloud2, Message};
+/// use zshm::msgs::{sensor_msgs::msg::PointCloud2, Message};
 /// let ke = zshm::ros::keyexpr::topic_keyexpr(0, "/camera/points", &PointCloud2::TYPE);
 /// assert_eq!(ke, "0/camera/points/sensor_msgs::msg::dds_::PointCloud2_/RIHS01_9198cabf7da3796ae6fe19c4cb3bdd3525492988c70522628af5daa124bae2b5");
 /// ```
@@ -35,7 +35,10 @@ pub fn ros_type_name(dds_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msgs::{Message, builtin_interfaces, sensor_msgs, std_msgs};
+    use crate::msgs::{
+        Message, builtin_interfaces::msg as builtin_interfaces, sensor_msgs::msg as sensor_msgs,
+        std_msgs::msg as std_msgs,
+    };
 
     #[test]
     fn matches_the_design_doc_examples() {

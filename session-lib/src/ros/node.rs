@@ -91,8 +91,8 @@ impl Default for NodeOptions {
 ///
 /// let session = zshm::Session::builder().open().await?;
 /// let node = Node::new(&session, "talker", NodeOptions::default()).await?;
-/// let chatter = node.create_publisher::<std_msgs::String>("chatter", QosProfile::default()).await?;
-/// chatter.publish(&std_msgs::String { data: "Hello World: 1".into() }).await?;
+/// let chatter = node.create_publisher::<std_msgs::msg::String>("chatter", QosProfile::default()).await?;
+/// chatter.publish(&std_msgs::msg::String { data: "Hello World: 1".into() }).await?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]

@@ -87,7 +87,7 @@ impl<T> Subscription<T> {
 ///
 /// As for publishers, rmw_zenoh's advanced subscriber does nothing visible on the wire for
 /// VOLATILE (no history query, no detection token, no recovery), so zshm subscribes plainly there.
-fn zenoh_options(qos: &QosProfile) -> crate::raw::SubscriptionOptions {
+pub(crate) fn zenoh_options(qos: &QosProfile) -> crate::raw::SubscriptionOptions {
     crate::raw::SubscriptionOptions {
         advanced: (qos.durability == Durability::TransientLocal).then(|| AdvancedSubscriptionOptions {
             history_depth: Some(qos.depth() as usize),

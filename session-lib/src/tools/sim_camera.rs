@@ -6,8 +6,8 @@
 //! data). The scene is a wall with a slow wave in front of which a ball moves, seen through a
 //! pinhole camera, so consecutive clouds differ and look plausible in RViz.
 
-use crate::msgs::sensor_msgs::{Image, PointCloud2, PointField};
-use crate::msgs::std_msgs::Header;
+use crate::msgs::sensor_msgs::msg::{Image, PointCloud2, PointField};
+use crate::msgs::std_msgs::msg::Header;
 
 /// Bytes per point of the default layout.
 pub const POINT_STEP: usize = 24;

@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 use zshm::cdr::CdrWriter;
-use zshm::msgs::builtin_interfaces::Time;
-use zshm::msgs::sensor_msgs::{Image, PointCloud2, PointField};
-use zshm::msgs::std_msgs::{Header, String as StringMsg};
+use zshm::msgs::builtin_interfaces::msg::Time;
+use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::{Header, String as StringMsg};
 use zshm::msgs::{LoanableMessage, Message};
 
 use crate::data;

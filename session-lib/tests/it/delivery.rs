@@ -8,8 +8,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use zshm::Session;
-use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
-use zshm::msgs::std_msgs::{self, Header};
+use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::{self as std_msgs, Header};
 use zshm::ros::qos::{QosProfile, Reliability};
 use zshm::ros::{CallbackGroupKind, Executor, Node, NodeOptions, SubscriptionOptions};
 use zshm::stats::QueueOverflow;

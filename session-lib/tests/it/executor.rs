@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use zshm::msgs::std_msgs;
+use zshm::msgs::std_msgs::msg as std_msgs;
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Executor, Node, NodeOptions, SubscriptionOptions};
 

@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use zshm::msgs::Message;
-use zshm::msgs::sensor_msgs::{Image, PointCloud2, PointField};
-use zshm::msgs::std_msgs::{Header, String as StringMsg};
+use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::{Header, String as StringMsg};
 use zshm::ros::attachment::Attachment;
 use zshm::ros::liveliness::parse_token;
 

@@ -5,8 +5,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use zshm::msgs::Message;
-use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
-use zshm::msgs::std_msgs::{self, Header};
+use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::{self as std_msgs, Header};
 use zshm::raw::PublisherOptions;
 use zshm::ros::graph;
 use zshm::ros::qos::{Durability, QosProfile};
@@ -79,7 +79,7 @@ async fn point_cloud_of_4_mib_arrives_through_shm_as_a_borrowed_view() {
         let mut loan = publisher.loan(&shape, (4 << 20) as usize).await;
         assert!(loan.is_shm());
         zshm::tools::pattern::fill(loan.data_mut(), seq);
-        loan.set_stamp(zshm::msgs::builtin_interfaces::Time {
+        loan.set_stamp(zshm::msgs::builtin_interfaces::msg::Time {
             sec: 7,
             nanosec: seq as u32,
         });

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use zenoh::qos::{CongestionControl, Reliability};
 use zshm::msgs::LoanableMessage;
-use zshm::msgs::builtin_interfaces::Time;
-use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
+use zshm::msgs::builtin_interfaces::msg::Time;
+use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, NodeOptions};
 
@@ -75,7 +75,7 @@ async fn zenoh_session(args: &RoleArgs) -> anyhow::Result<zenoh::Session> {
 /// A cloud of `payload` serialized bytes: one `uint8` field per point.
 fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
     let mut shape = PointCloud2 {
-        header: zshm::msgs::std_msgs::Header {
+        header: zshm::msgs::std_msgs::msg::Header {
             frame_id: "b".into(),
             ..Default::default()
         },

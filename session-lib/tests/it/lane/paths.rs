@@ -4,9 +4,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use zshm::msgs::Message;
-use zshm::msgs::builtin_interfaces::wall_clock_nanos;
-use zshm::msgs::sensor_msgs::{PointCloud2, PointField};
-use zshm::msgs::std_msgs::{self, Header};
+use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::{self as std_msgs, Header};
+use zshm::msgs::wall_clock_nanos;
 use zshm::raw::DataPath;
 use zshm::ros::Publisher;
 use zshm::ros::gid::Gid;
@@ -34,7 +34,7 @@ fn record(log: &Log) -> impl Fn(zshm::ros::Sample<'_, std_msgs::String>) + Send 
             seq: sample.sequence_number(),
             stamp_ns: sample.source_timestamp(),
             path: sample.path(),
-            text: sample.view().to_string(),
+            text: sample.view().data.to_owned(),
         })
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use zshm::msgs::std_msgs;
+use zshm::msgs::std_msgs::msg as std_msgs;
 use zshm::raw::DataPath;
 use zshm::ros::Publisher;
 use zshm::ros::qos::{Durability, History, QosProfile};
