@@ -48,7 +48,10 @@ use nix::sys::eventfd::{EfdFlags, EventFd};
 
 /// Something an executor serves: a subscription, a timer, later a service or an action.
 ///
-/// The executor calls these only from the thread that holds the entity, one thread at a time.
+/// The executor calls [`collect`](Self::collect) and [`execute`](Self::execute) each from one
+/// thread at a time, but one thread may collect while another executes: a callback that blocks
+/// must not keep its lane messages from being read into its queue (and counted when the queue
+/// drops them).
 pub(crate) trait Waitable: Send + Sync + 'static {
     /// A descriptor to wait on beside the executor's eventfd (a lane receiver's), if any.
     fn descriptor(&self) -> Option<BorrowedFd<'_>> {
@@ -140,12 +143,31 @@ struct Entry {
     id: u64,
     waitable: Arc<dyn Waitable>,
     group: CallbackGroup,
-    /// Held by the one thread that reads or runs the entity.
-    claim: Arc<AtomicBool>,
+    /// Who holds the entity, shared with its [`Notifier`].
+    hold: Arc<Hold>,
     /// Its descriptor was readable and the entity did not collect since.
     signalled: AtomicBool,
     /// It left the executor: no thread may run it any more.
     removed: AtomicBool,
+}
+
+/// The two ways a thread holds an entity. Collecting (reading the lane into the queue, popping a
+/// sample) is short and excludes other collectors; running a callback excludes other runs of the
+/// same entity but not collecting, so a blocked callback stalls neither its receive paths nor
+/// the count of what its queue drops.
+#[derive(Default)]
+struct Hold {
+    /// Held by the one thread that collects for the entity or takes its next callback.
+    claim: AtomicBool,
+    /// A callback of the entity is running.
+    running: AtomicBool,
+}
+
+impl Hold {
+    /// Neither collected nor run by anybody.
+    fn is_free(&self) -> bool {
+        !self.claim.load(Ordering::SeqCst) && !self.running.load(Ordering::SeqCst)
+    }
 }
 
 thread_local! {
@@ -301,17 +323,17 @@ impl Executor {
         build: impl FnOnce(Notifier) -> W,
     ) -> (Arc<W>, Registration) {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let claim = Arc::new(AtomicBool::new(false));
+        let hold = Arc::new(Hold::default());
         let notifier = Notifier {
             shared: Arc::downgrade(&self.shared),
-            claim: claim.clone(),
+            hold: hold.clone(),
         };
         let waitable = Arc::new(build(notifier));
         let entry = Arc::new(Entry {
             id,
             waitable: waitable.clone(),
             group,
-            claim,
+            hold,
             signalled: AtomicBool::new(false),
             removed: AtomicBool::new(false),
         });
@@ -385,7 +407,7 @@ impl Drop for Spinning {
 #[derive(Clone)]
 pub(crate) struct Notifier {
     shared: Weak<Shared>,
-    claim: Arc<AtomicBool>,
+    hold: Arc<Hold>,
 }
 
 impl std::fmt::Debug for Notifier {
@@ -396,13 +418,13 @@ impl std::fmt::Debug for Notifier {
 
 impl Notifier {
     /// Says the entity has work (queued before this call). No syscall when a thread holds the
-    /// entity (it looks again when it gives it back) or when the executor was rung already and
-    /// has not looked since.
+    /// entity, collecting or running it (it looks again when it gives it back), or when the
+    /// executor was rung already and has not looked since.
     pub(crate) fn notify(&self) {
         // Pairs with the fence after a thread gives the entity back: either that thread sees the
         // work queued before this, or this sees the entity free and rings.
         std::sync::atomic::fence(Ordering::SeqCst);
-        if self.claim.load(Ordering::SeqCst) {
+        if !self.hold.is_free() {
             return;
         }
         if let Some(shared) = self.shared.upgrade() {
@@ -580,36 +602,43 @@ impl Shared {
     /// Work that arrives while a thread holds an entity rings nobody (see [`Notifier::notify`]),
     /// and a thread that finds the entity held or its group busy moves on: so whoever gives the
     /// entity back looks once more, after a fence, and serves it again if work came meanwhile.
+    /// A thread that ran a callback returns, and its caller looks at every entity again.
     fn try_serve(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) -> bool {
         loop {
             if entry
+                .hold
                 .claim
                 .compare_exchange(false, true, Ordering::SeqCst, Ordering::Relaxed)
                 .is_err()
             {
                 return false;
             }
-            let ran = !entry.removed.load(Ordering::SeqCst) && self.serve(entry, entries, now);
-            entry.claim.store(false, Ordering::SeqCst);
-            std::sync::atomic::fence(Ordering::SeqCst);
-            if self.waiters.load(Ordering::SeqCst) > 0 {
-                let _lock = self.released.0.lock().unwrap_or_else(PoisonError::into_inner);
-                self.released.1.notify_all();
+            let entered = !entry.removed.load(Ordering::SeqCst) && self.collect_and_enter(entry, now);
+            // Given back before the callback runs: another thread may read the entity's lane
+            // into its queue meanwhile.
+            entry.hold.claim.store(false, Ordering::SeqCst);
+            if entered {
+                self.run(entry, entries, now);
             }
-            if ran {
+            std::sync::atomic::fence(Ordering::SeqCst);
+            self.wake_removers();
+            if entered {
                 return true;
             }
             let more = entry.signalled.load(Ordering::SeqCst)
-                || (entry.waitable.is_ready(now) && entry.group.is_free());
+                || (entry.waitable.is_ready(now)
+                    && entry.group.is_free()
+                    && !entry.hold.running.load(Ordering::SeqCst));
             if !more || entry.removed.load(Ordering::SeqCst) {
                 return false;
             }
         }
     }
 
-    /// Collects what waits for an entity this thread holds and runs one of its callbacks when
-    /// it is ready and its group is free; true when one ran.
-    fn serve(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) -> bool {
+    /// Collects what waits for an entity this thread claimed; when a callback of it is ready,
+    /// none of it runs and its group is free, enters the group and marks the entity running.
+    /// True when this thread is now to run the callback.
+    fn collect_and_enter(&self, entry: &Entry, now: Instant) -> bool {
         let signalled = entry.signalled.swap(false, Ordering::SeqCst);
         if signalled || entry.waitable.deadline().is_some_and(|at| at <= now) {
             entry.waitable.collect(signalled, now);
@@ -617,14 +646,23 @@ impl Shared {
                 self.rearm(fd, entry.id);
             }
         }
-        if !entry.waitable.is_ready(now) || !entry.group.try_enter() {
+        if entry.hold.running.load(Ordering::SeqCst) || !entry.waitable.is_ready(now) {
             return false;
         }
+        if !entry.group.try_enter() {
+            return false;
+        }
+        entry.hold.running.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Runs one callback of an entity this thread marked running, then gives the run back.
+    fn run(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) {
         // Another thread may take the rest while this one runs the callback.
         if self.threads > 1
             && entries.iter().any(|other| {
                 other.id != entry.id
-                    && !other.claim.load(Ordering::Relaxed)
+                    && other.hold.is_free()
                     && (other.signalled.load(Ordering::Relaxed) || other.waitable.is_ready(now))
             })
         {
@@ -635,13 +673,21 @@ impl Shared {
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| entry.waitable.execute(now)));
         SERVING.set(before);
         entry.group.leave();
+        entry.hold.running.store(false, Ordering::SeqCst);
         if outcome.is_err() {
             tracing::error!(
                 entity = entry.waitable.name(),
                 "a callback panicked (its message is above); the executor goes on"
             );
         }
-        true
+    }
+
+    /// Tells the threads waiting in [`remove`](Self::remove) that an entity was given back.
+    fn wake_removers(&self) {
+        if self.waiters.load(Ordering::SeqCst) > 0 {
+            let _lock = self.released.0.lock().unwrap_or_else(PoisonError::into_inner);
+            self.released.1.notify_all();
+        }
     }
 
     /// Takes an entity out; waits until no thread holds it, unless this thread runs its callback.
@@ -665,7 +711,7 @@ impl Shared {
         }
         self.waiters.fetch_add(1, Ordering::SeqCst);
         let mut lock = self.released.0.lock().unwrap_or_else(PoisonError::into_inner);
-        while entry.claim.load(Ordering::SeqCst) {
+        while !entry.hold.is_free() {
             lock = self.released.1.wait(lock).unwrap_or_else(PoisonError::into_inner);
         }
         drop(lock);
