@@ -280,7 +280,7 @@ impl Conformer {
                 let text = match doc {
                     Doc::Str(s) => s,
                     Doc::Int(i) => i.to_string(),
-                    Doc::Float(v, _) => super::yaml_out::python_repr(v),
+                    Doc::Float(v, _) => super::float::python_repr(v),
                     Doc::Bool(b) => if b { "True" } else { "False" }.to_owned(),
                     other => return Err(wrong(&other)),
                 };

@@ -72,7 +72,7 @@ pub(crate) fn json_float(v: f64) -> String {
     } else if v == f64::NEG_INFINITY {
         "\"-inf\"".into()
     } else {
-        super::yaml_out::python_repr(v)
+        super::float::python_repr(v)
     }
 }
 

@@ -31,6 +31,7 @@
 //! ```
 
 mod codec;
+mod float;
 mod input;
 mod json_out;
 mod plan;

@@ -203,11 +203,6 @@ impl<M> Inbox<M> {
         let _ = self.tx.try_send(Item::Stop);
     }
 
-    /// Samples queued now.
-    pub fn len(&self) -> usize {
-        self.tx.len()
-    }
-
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.tx.is_empty()
@@ -225,12 +220,6 @@ impl<M> InboxReceiver<M> {
         }
     }
 
-    /// The next sample, waiting for it; `None` once the queue was stopped or every [`Inbox`] is
-    /// gone.
-    pub fn recv(&self) -> Option<M> {
-        self.take(self.rx.recv())
-    }
-
     /// The next sample if one is queued, without waiting; `None` also once stopped.
     pub fn try_recv(&self) -> Option<M> {
         match self.rx.try_recv() {
@@ -239,7 +228,7 @@ impl<M> InboxReceiver<M> {
         }
     }
 
-    /// The next sample, waiting for it asynchronously; `None` as for [`recv`](Self::recv).
+    /// The next sample, waiting for it asynchronously; `None` once the queue was stopped or every [`Inbox`] is gone.
     pub async fn recv_async(&self) -> Option<M> {
         self.take(self.rx.recv_async().await)
     }
@@ -271,7 +260,7 @@ mod tests {
             inbox.push(n, 0);
         }
         assert_eq!(drops(&stats), 2);
-        let got: Vec<u32> = (0..3).filter_map(|_| receiver.recv()).collect();
+        let got: Vec<u32> = (0..3).filter_map(|_| receiver.try_recv()).collect();
         assert_eq!(got, [3, 4, 5], "the newest samples are kept, in order");
         assert!(inbox.is_empty());
     }
@@ -283,11 +272,11 @@ mod tests {
         inbox.push(2, 400);
         inbox.push(3, 400);
         assert_eq!(drops(&stats), 1, "1200 bytes do not fit in 1000");
-        assert_eq!(receiver.recv(), Some(2));
-        assert_eq!(receiver.recv(), Some(3));
+        assert_eq!(receiver.try_recv(), Some(2));
+        assert_eq!(receiver.try_recv(), Some(3));
         inbox.push(4, 5000);
         assert_eq!(
-            receiver.recv(),
+            receiver.try_recv(),
             Some(4),
             "alone, a sample above the bound still passes"
         );
@@ -295,20 +284,20 @@ mod tests {
         inbox.push(5, 600);
         inbox.push(6, 600);
         assert_eq!(drops(&stats), 2);
-        assert_eq!(receiver.recv(), Some(6));
+        assert_eq!(receiver.try_recv(), Some(6));
     }
 
     #[test]
     fn stop_ends_the_consumer_and_discards_what_is_queued() {
         let (inbox, receiver, stats) = queue(2, usize::MAX);
         inbox.push(1, 0);
-        assert_eq!(receiver.recv(), Some(1));
+        assert_eq!(receiver.try_recv(), Some(1));
         inbox.push(2, 0);
         inbox.push(3, 0);
         inbox.stop();
         inbox.push(4, 0);
         assert_eq!(
-            receiver.recv(),
+            receiver.try_recv(),
             None,
             "queued samples are not delivered after stop"
         );
@@ -317,11 +306,12 @@ mod tests {
 
     #[test]
     fn pushing_never_blocks_when_nobody_reads() {
-        let (inbox, _receiver, stats) = queue(4, usize::MAX);
+        let (inbox, receiver, stats) = queue(4, usize::MAX);
         for n in 0..10_000 {
             inbox.push(n, 10);
         }
-        assert_eq!(inbox.len(), 4);
         assert_eq!(drops(&stats), 10_000 - 4);
+        let kept: Vec<u32> = std::iter::from_fn(|| receiver.try_recv()).collect();
+        assert_eq!(kept, [9_996, 9_997, 9_998, 9_999], "the newest four are kept");
     }
 }

@@ -24,7 +24,7 @@
 //! # Ok(()) }
 //! ```
 
-pub mod inbox;
+pub(crate) mod inbox;
 
 mod error;
 mod loan;
@@ -36,7 +36,7 @@ mod subscription;
 pub use error::{DeclareError, PublishError};
 pub use loan::RawLoan;
 pub use publisher::{AdvancedPublisherOptions, PublisherOptions, RawPublisher};
-pub use route::{LaneRoute, Plan};
+pub(crate) use route::LaneRoute;
 pub use sample::{DataPath, RawSample};
 pub use subscription::{
     AdvancedSubscriptionOptions, RawCallbackSubscription, RawSubscription, SUBSCRIPTION_QUEUE,

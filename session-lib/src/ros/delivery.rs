@@ -188,3 +188,33 @@ impl Queue {
         self.inbox.stop();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ros::qos::History;
+
+    /// KEEP_ALL is bounded too, and its drops are counted under their own QoS label.
+    #[test]
+    fn keep_all_and_best_effort_have_their_own_bounds_and_labels() {
+        let keep_all = QosProfile {
+            history: History::KeepAll,
+            ..QosProfile::keep_last(1)
+        };
+        let b = bounds(&keep_all);
+        assert_eq!(
+            (b.samples, b.kind),
+            (KEEP_ALL_BOUND, QueueOverflow::KeepAllReliable)
+        );
+        let b = bounds(&keep_all.reliability(Reliability::BestEffort));
+        assert_eq!(b.kind, QueueOverflow::KeepAllBestEffort);
+        let b = bounds(&QosProfile::sensor_data());
+        assert_eq!((b.samples, b.kind), (5, QueueOverflow::KeepLastBestEffort));
+        assert_eq!(b.heap_bytes, HEAP_BYTES_BOUND);
+        assert_eq!(
+            bounds(&QosProfile::keep_last(0)).samples,
+            42,
+            "rmw_zenoh's substitution"
+        );
+    }
+}

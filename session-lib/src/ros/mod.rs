@@ -20,12 +20,12 @@ pub mod dynamic;
 pub mod gid;
 pub mod graph;
 pub mod keyexpr;
-pub mod lane;
+pub(crate) mod lane;
 pub mod liveliness;
 pub mod names;
 pub mod qos;
 
-pub mod delivery;
+pub(crate) mod delivery;
 pub mod executor;
 
 mod node;

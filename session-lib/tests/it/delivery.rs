@@ -10,7 +10,7 @@ use std::time::Duration;
 use zshm::Session;
 use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
 use zshm::msgs::std_msgs::msg::{self as std_msgs, Header};
-use zshm::ros::qos::{QosProfile, Reliability};
+use zshm::ros::qos::QosProfile;
 use zshm::ros::{CallbackGroupKind, Executor, Node, NodeOptions, SubscriptionOptions};
 use zshm::stats::QueueOverflow;
 
@@ -178,32 +178,6 @@ async fn a_raw_subscription_nobody_reads_does_not_stall_the_link() {
     );
     let first = unread.recv().await.unwrap();
     assert_eq!(first.payload(), dropped.to_le_bytes(), "the newest are kept");
-}
-
-/// KEEP_ALL is bounded too, and its drops are counted under their own QoS label.
-#[test]
-fn keep_all_and_best_effort_have_their_own_bounds_and_labels() {
-    use zshm::ros::delivery::{HEAP_BYTES_BOUND, KEEP_ALL_BOUND, bounds};
-    use zshm::ros::qos::History;
-    let keep_all = QosProfile {
-        history: History::KeepAll,
-        ..QosProfile::keep_last(1)
-    };
-    let b = bounds(&keep_all);
-    assert_eq!(
-        (b.samples, b.kind),
-        (KEEP_ALL_BOUND, QueueOverflow::KeepAllReliable)
-    );
-    let b = bounds(&keep_all.reliability(Reliability::BestEffort));
-    assert_eq!(b.kind, QueueOverflow::KeepAllBestEffort);
-    let b = bounds(&QosProfile::sensor_data());
-    assert_eq!((b.samples, b.kind), (5, QueueOverflow::KeepLastBestEffort));
-    assert_eq!(b.heap_bytes, HEAP_BYTES_BOUND);
-    assert_eq!(
-        bounds(&QosProfile::keep_last(0)).samples,
-        42,
-        "rmw_zenoh's substitution"
-    );
 }
 
 /// Where `address` is mapped from a file in this process: the file and the offset in it.

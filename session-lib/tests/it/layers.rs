@@ -208,6 +208,151 @@ fn the_program_imports_downward_and_commands_stand_alone() {
     );
 }
 
+/// The sibling modules a file of `folder` names, through `super::x` or `crate::<folder>::x`
+/// (each item of a `{a, b}` group too). `folder_path` is the folder as a crate path, e.g.
+/// `ros::lane` (empty for the crate root).
+fn sibling_imports(code: &str, folder_path: &str, siblings: &[String]) -> Vec<String> {
+    let mut prefixes = vec!["super::".to_owned()];
+    if !folder_path.is_empty() {
+        prefixes.push(format!("crate::{folder_path}::"));
+    }
+    let mut found = Vec::new();
+    for prefix in &prefixes {
+        let mut rest = code;
+        while let Some(at) = rest.find(prefix.as_str()) {
+            let after = &rest[at + prefix.len()..];
+            let names: Vec<String> = match after.strip_prefix('{') {
+                Some(group) => {
+                    let end = group.find('}').unwrap_or(group.len());
+                    group[..end]
+                        .split(',')
+                        .map(|item| first_segment(item.trim()))
+                        .collect()
+                }
+                None => vec![first_segment(after)],
+            };
+            for name in names {
+                if siblings.contains(&name) && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+            rest = after;
+        }
+    }
+    found
+}
+
+fn first_segment(path: &str) -> String {
+    path.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// Import circles among the files of each folder under `src` (a folder's `mod.rs` declares its
+/// children and is left out: a child using its parent's items is no circle). Each circle as
+/// `a → b → a`.
+fn circles_in_folders(src: &Path, crate_prefix: &str) -> Vec<String> {
+    let mut folders = vec![src.to_path_buf()];
+    let mut circles = Vec::new();
+    while let Some(folder) = folders.pop() {
+        let mut modules: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path.clone());
+                if path.join("mod.rs").exists() {
+                    modules.insert(
+                        entry.file_name().to_string_lossy().into_owned(),
+                        path.join("mod.rs"),
+                    );
+                }
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                if !["mod", "lib", "main"].contains(&stem.as_str()) {
+                    modules.insert(stem, path);
+                }
+            }
+        }
+        let relative = folder.strip_prefix(src).unwrap();
+        let folder_path = std::iter::once(crate_prefix.to_owned())
+            .chain(
+                relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+            )
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("::");
+        let names: Vec<String> = modules.keys().cloned().collect();
+        // For a module that is a folder (`x/mod.rs`), `super::` in it means this folder's
+        // parent, so only its `crate::` paths name siblings here.
+        let edges: BTreeMap<String, Vec<String>> = modules
+            .iter()
+            .map(|(name, file)| {
+                let code = code(file);
+                let code = if file.ends_with("mod.rs") {
+                    code.replace("super::", "parent::")
+                } else {
+                    code
+                };
+                let mut targets = sibling_imports(&code, &folder_path, &names);
+                targets.retain(|t| t != name);
+                (name.clone(), targets)
+            })
+            .collect();
+        for start in &names {
+            // Depth-first from each module; a path back to it is a circle, reported once from
+            // its smallest member.
+            let mut stack = vec![(start.clone(), vec![start.clone()])];
+            while let Some((at, path)) = stack.pop() {
+                for next in &edges[&at] {
+                    if next == start {
+                        if path.iter().all(|m| m >= start) {
+                            let mut shown = path.clone();
+                            shown.push(start.clone());
+                            circles.push(format!("{}: {}", folder.display(), shown.join(" → ")));
+                        }
+                    } else if !path.contains(next) {
+                        let mut longer = path.clone();
+                        longer.push(next.clone());
+                        stack.push((next.clone(), longer));
+                    }
+                }
+            }
+        }
+    }
+    circles.sort();
+    circles
+}
+
+#[test]
+fn no_file_imports_a_sibling_that_imports_it_back() {
+    let mut circles = circles_in_folders(&repo().join("session-lib/src"), "");
+    circles.extend(circles_in_folders(&repo().join("router/src"), ""));
+    assert!(
+        circles.is_empty(),
+        "import circles between the files of one folder (give the shared part a home of its own):\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_circle_check_sees_a_circle_between_two_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("bench")).unwrap();
+    std::fs::write(dir.path().join("bench/mod.rs"), "mod report;\nmod targets;\n").unwrap();
+    std::fs::write(dir.path().join("bench/report.rs"), "use super::targets::table;\n").unwrap();
+    std::fs::write(
+        dir.path().join("bench/targets.rs"),
+        "use crate::bench::{plan, report::CaseResult};\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("bench/plan.rs"), "pub struct Case;\n").unwrap();
+    let circles = circles_in_folders(dir.path(), "");
+    assert_eq!(circles.len(), 1, "{circles:?}");
+    assert!(circles[0].ends_with("report → targets → report"), "{circles:?}");
+}
+
 #[test]
 fn the_checker_sees_grouped_and_nested_paths() {
     let found = crate_paths("use crate::{config::Role, shm};\nlet x = crate::ros::Node::new();");

@@ -13,7 +13,7 @@
 //! yields, so both sides name it without asking each other.
 
 pub(crate) mod attach;
-pub mod merge;
+pub(crate) mod merge;
 pub(crate) mod paths;
 pub(crate) mod route;
 
