@@ -27,16 +27,16 @@
 pub(crate) mod inbox;
 
 mod error;
+mod lane_route;
 mod loan;
 mod publisher;
-mod route;
 mod sample;
 mod subscription;
 
 pub use error::{DeclareError, PublishError};
+pub(crate) use lane_route::LaneRoute;
 pub use loan::RawLoan;
 pub use publisher::{AdvancedPublisherOptions, PublisherOptions, RawPublisher};
-pub(crate) use route::LaneRoute;
 pub use sample::{DataPath, RawSample};
 pub use subscription::{
     AdvancedSubscriptionOptions, RawCallbackSubscription, RawSubscription, SUBSCRIPTION_QUEUE,

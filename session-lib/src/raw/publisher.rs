@@ -9,8 +9,8 @@ use zenoh::bytes::ZBytes;
 use zenoh::qos::{CongestionControl, Reliability};
 
 use super::error::{DeclareError, PublishError};
+use super::lane_route::LaneRoute;
 use super::loan::{Buffer, RawLoan};
-use super::route::LaneRoute;
 use crate::lane::{LaneHeader, LaneSendError};
 use crate::session::Session;
 use crate::shm::ShmPool;
@@ -134,12 +134,12 @@ impl RawPublisher {
 
     /// Gives the publisher a same-host lane: from now on, loans come from the lane while it has
     /// subscribers, and [`send`](Self::send) routes each message as the route decides.
-    pub fn set_lane(&mut self, route: Arc<LaneRoute>) {
+    pub(crate) fn set_lane(&mut self, route: Arc<LaneRoute>) {
         self.lane = Some(route);
     }
 
     /// The lane's route, when the publisher has a lane.
-    pub fn lane(&self) -> Option<&Arc<LaneRoute>> {
+    pub(crate) fn lane(&self) -> Option<&Arc<LaneRoute>> {
         self.lane.as_ref()
     }
 

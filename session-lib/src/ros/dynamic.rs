@@ -41,7 +41,7 @@ pub struct DynamicPublisher {
     gid: Gid,
     sequence: AtomicI64,
     _token: zenoh::liveliness::LivelinessToken,
-    _lane: Option<super::lane::route::PublisherLane>,
+    _lane: Option<super::lane::publisher::PublisherLane>,
 }
 
 impl DynamicPublisher {
@@ -136,7 +136,7 @@ impl Node {
             .await?;
         let token = liveliness::endpoint_token(&info);
         let gid = Gid::of_token(&token);
-        let lane = super::lane::route::start(self.session(), &info, gid, &key, &mut raw).await;
+        let lane = super::lane::publisher::start(self.session(), &info, gid, &key, &mut raw).await;
         let token = declare_token(self.session(), token).await?;
         Ok(DynamicPublisher {
             raw,

@@ -29,7 +29,7 @@ pub struct Publisher<T> {
     gid: Gid,
     sequence: AtomicI64,
     _token: zenoh::liveliness::LivelinessToken,
-    _lane: Option<super::lane::route::PublisherLane>,
+    _lane: Option<super::lane::publisher::PublisherLane>,
     _type: PhantomData<fn(T)>,
 }
 
@@ -70,7 +70,7 @@ impl Node {
         let token = liveliness::endpoint_token(&info);
         let gid = Gid::of_token(&token);
         // The lane exists before the token: subscribers look for it when they see the token.
-        let lane = super::lane::route::start(self.session(), &info, gid, &key, &mut raw).await;
+        let lane = super::lane::publisher::start(self.session(), &info, gid, &key, &mut raw).await;
         let token = declare_token(self.session(), token).await?;
         Ok(Publisher {
             raw,

@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use super::delivery::{Admitted, Handler, Queue};
 use super::executor::{CallbackGroup, Registration, Waitable};
-use super::lane::attach::{self, SubscriptionLane};
 use super::lane::paths::Paths;
+use super::lane::subscription::{self as lane_subscription, SubscriptionLane};
 use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
@@ -178,7 +178,7 @@ impl Node {
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
         let stats = self.session().stats().clone();
         let handler = Arc::new(Handler::new(&info.topic, stats.clone(), callback));
-        let lane = attach::wanted(self.session(), &info);
+        let lane = lane_subscription::wanted(self.session(), &info);
         let group = options
             .callback_group
             .unwrap_or_else(|| self.default_callback_group().clone());
@@ -221,7 +221,9 @@ impl Node {
                 from_zenoh.zenoh(sample)
             })
             .await?;
-        if lane && let Some(started) = attach::start(self.session(), &info, &key, entity.paths.clone()).await
+        if lane
+            && let Some(started) =
+                lane_subscription::start(self.session(), &info, &key, entity.paths.clone()).await
         {
             let _ = entity.lane.set(started);
             registration

@@ -2,20 +2,24 @@
 //! subscription receives through the lane, when a publisher may skip zenoh, and how a
 //! subscription merges what reaches it through both paths.
 //!
-//! * `attach.rs`: a subscription watches the liveliness tokens of its topic's publishers and
-//!   attaches to the lane of each one it may receive that way ([`pair`]).
-//! * `route.rs`: a publisher watches the tokens of its topic's subscriptions and zenoh's own list
-//!   of subscribers, and skips zenoh while every one of them is served by its lane.
-//! * [`merge`] and `paths.rs`: one delivery per message and publisher, in sequence order, whichever
-//!   path it came through; switching paths loses nothing and repeats nothing.
+//! Sending, one home: `publisher.rs`: a publisher creates its lane, watches the tokens of its
+//! topic's subscriptions and zenoh's own list of subscribers, and skips zenoh while every one of
+//! them is served by its lane (the per-message choice itself is the raw layer's `LaneRoute`).
+//!
+//! Receiving, in the order a sample flows: `subscription.rs`: a subscription watches the tokens
+//! of its topic's publishers and attaches to the lane of each one it may receive that way
+//! ([`pair`]); `paths.rs` and `merge.rs`: both paths meet, one delivery per message and
+//! publisher, in sequence order, whichever path it came through (switching paths loses nothing
+//! and repeats nothing); then the subscription's bounded queue (`ros/delivery.rs`) and its
+//! executor.
 //!
 //! A publisher's lane is named after its GID, which every sample carries and every token
 //! yields, so both sides name it without asking each other.
 
-pub(crate) mod attach;
 pub(crate) mod merge;
 pub(crate) mod paths;
-pub(crate) mod route;
+pub(crate) mod publisher;
+pub(crate) mod subscription;
 
 use super::gid::Gid;
 use super::liveliness::{EntityKind, mangle};
