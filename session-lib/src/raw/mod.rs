@@ -30,6 +30,7 @@ mod error;
 mod lane_route;
 mod loan;
 mod publisher;
+mod query;
 mod sample;
 mod subscription;
 
@@ -37,6 +38,7 @@ pub use error::{DeclareError, PublishError};
 pub(crate) use lane_route::LaneRoute;
 pub use loan::RawLoan;
 pub use publisher::{AdvancedPublisherOptions, PublisherOptions, RawPublisher};
+pub use query::{RawQuery, RawQueryable, RawReply};
 pub use sample::{DataPath, RawSample};
 pub use subscription::{
     AdvancedSubscriptionOptions, RawCallbackSubscription, RawSubscription, SUBSCRIPTION_QUEUE,

@@ -71,22 +71,37 @@ impl Admitted {
 }
 
 /// Checks samples; counts and logs (once per reason) what it rejects.
-struct Gate {
+pub(crate) struct Gate {
     topic: String,
     stats: Arc<SessionStats>,
     warned: [AtomicBool; DropReason::ALL.len()],
 }
 
 impl Gate {
+    /// A gate for the endpoint named `topic` (a topic or a service).
+    pub(crate) fn new(topic: &str, stats: Arc<SessionStats>) -> Self {
+        Self {
+            topic: topic.to_owned(),
+            stats,
+            warned: Default::default(),
+        }
+    }
+
     fn attachment(&self, sample: &RawSample) -> Option<Attachment> {
-        match sample.attachment_bytes().map(|a| Attachment::decode(&a)) {
+        self.check_attachment(sample.attachment_bytes().as_deref())
+    }
+
+    /// The attachment in `bytes`, or `None` when it is missing or not rmw_zenoh's (counted).
+    pub(crate) fn check_attachment(&self, bytes: Option<&[u8]>) -> Option<Attachment> {
+        match bytes.map(Attachment::decode) {
             None => self.reject(DropReason::MissingAttachment, "no attachment"),
             Some(Err(err)) => self.reject(DropReason::BadAttachment, &err.to_string()),
             Some(Ok(attachment)) => Some(attachment),
         }
     }
 
-    fn reject<R>(&self, reason: DropReason, detail: &str) -> Option<R> {
+    /// Counts a drop for `reason` and logs the first of each reason.
+    pub(crate) fn reject<R>(&self, reason: DropReason, detail: &str) -> Option<R> {
         self.stats.dropped(reason);
         if !self.warned[reason.index()].swap(true, Ordering::Relaxed) {
             tracing::warn!(
@@ -116,11 +131,7 @@ impl<T: Message> Handler<T> {
         callback: impl FnMut(Sample<'_, T>) + Send + 'static,
     ) -> Self {
         Self {
-            gate: Gate {
-                topic: topic.to_owned(),
-                stats,
-                warned: Default::default(),
-            },
+            gate: Gate::new(topic, stats),
             callback: Mutex::new(Box::new(callback)),
         }
     }

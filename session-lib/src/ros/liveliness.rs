@@ -147,6 +147,25 @@ pub fn node_token(node: &NodeInfo) -> String {
     )
 }
 
+/// The key expression of the tokens of every `kind` endpoint named `name` (a topic or a service)
+/// with type `type_name`, in any node and with any QoS; `type_hash` `None` matches any hash
+/// (rmw_zenoh's service availability compares the name and the type, not the hash).
+pub(crate) fn endpoints_key(
+    domain: u32,
+    kind: EntityKind,
+    name: &str,
+    type_name: &str,
+    type_hash: Option<&str>,
+) -> String {
+    format!(
+        "{PREFIX}/{domain}/*/*/*/{}/*/*/*/{}/{}/{}/**",
+        kind.code(),
+        mangle(name),
+        mangle(type_name),
+        type_hash.unwrap_or("*")
+    )
+}
+
 /// The token of an endpoint.
 pub fn endpoint_token(endpoint: &EndpointInfo) -> String {
     let node = &endpoint.node;

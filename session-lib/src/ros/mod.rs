@@ -31,10 +31,12 @@ pub mod executor;
 mod node;
 mod publisher;
 mod sample;
+pub mod service;
 mod subscription;
 
 pub use executor::{CallbackGroup, CallbackGroupKind, Executor, ExecutorError, SpinHandle, Timer};
 pub use node::{Node, NodeError, NodeOptions};
 pub use publisher::{Loan, Publisher};
 pub use sample::Sample;
+pub use service::{CallError, Client, Responder, Service, ServiceOptions};
 pub use subscription::{Dispatch, Subscription, SubscriptionOptions};

@@ -98,6 +98,12 @@ impl QosProfile {
         }
     }
 
+    /// `rmw_qos_profile_services_default` (`rclcpp::ServicesQoS()`): reliable, volatile, keep
+    /// last 10; what service servers and clients use.
+    pub fn services_default() -> Self {
+        Self::keep_last(10)
+    }
+
     /// `rclcpp::SensorDataQoS()`: best effort, volatile, keep last 5.
     pub fn sensor_data() -> Self {
         Self {

@@ -150,33 +150,72 @@ impl ShmPool {
     }
 
     async fn try_alloc(&self, len: usize) -> Result<ZShmMut, LoanFallback> {
+        let mut attempt = self.first_attempt(len)?;
+        loop {
+            match self.attempt(&mut attempt) {
+                Step::Done(result) => return result,
+                Step::Wait(pause) => tokio::time::sleep(pause).await,
+            }
+        }
+    }
+
+    /// [`loan`](Self::loan) for threads outside the async runtime (an executor's callback
+    /// replying to a service call): the same retries, waiting on the thread.
+    pub fn loan_blocking(&self, len: usize) -> Option<ZShmMut> {
+        let result = self.first_attempt(len).and_then(|mut attempt| {
+            loop {
+                match self.attempt(&mut attempt) {
+                    Step::Done(result) => break result,
+                    Step::Wait(pause) => std::thread::sleep(pause),
+                }
+            }
+        });
+        match result {
+            Ok(buffer) => Some(buffer),
+            Err(reason) => {
+                self.stats.fallback(reason);
+                self.warn_once(reason, len);
+                None
+            }
+        }
+    }
+
+    fn first_attempt(&self, len: usize) -> Result<Attempt, LoanFallback> {
         if len > self.max_size {
             return Err(LoanFallback::LargerThanPool);
         }
-        let provider = self.provider_for(len)?;
-        let started = Instant::now();
-        let mut pause = Duration::from_millis(1);
-        loop {
-            // GarbageCollect first reclaims every chunk whose readers are gone, then retries.
-            match provider.alloc(len).with_policy::<GarbageCollect>().wait() {
-                Ok(buffer) => return Ok(buffer),
-                Err(ZLayoutAllocError::Alloc(ZAllocError::OutOfMemory | ZAllocError::NeedDefragment)) => {
-                    if started.elapsed() + pause > RETRY_BUDGET {
-                        return self
-                            .reclaim_from_dead_readers(&provider, len)
-                            .ok_or(LoanFallback::PoolExhausted);
-                    }
-                    tracing::trace!(
-                        len,
-                        ?pause,
-                        "SHM pool full, waiting for readers to release buffers"
+        Ok(Attempt {
+            provider: self.provider_for(len)?,
+            len,
+            started: Instant::now(),
+            pause: Duration::from_millis(1),
+        })
+    }
+
+    /// One allocation try; the caller waits (as its runtime allows) and tries again on `Wait`.
+    fn attempt(&self, attempt: &mut Attempt) -> Step {
+        let (provider, len) = (&attempt.provider, attempt.len);
+        // GarbageCollect first reclaims every chunk whose readers are gone, then retries.
+        match provider.alloc(len).with_policy::<GarbageCollect>().wait() {
+            Ok(buffer) => Step::Done(Ok(buffer)),
+            Err(ZLayoutAllocError::Alloc(ZAllocError::OutOfMemory | ZAllocError::NeedDefragment)) => {
+                if attempt.started.elapsed() + attempt.pause > RETRY_BUDGET {
+                    return Step::Done(
+                        self.reclaim_from_dead_readers(provider, len)
+                            .ok_or(LoanFallback::PoolExhausted),
                     );
-                    tokio::time::sleep(pause).await;
-                    pause = (pause * 2).min(Duration::from_millis(8));
                 }
-                Err(ZLayoutAllocError::Layout(_)) => return Err(LoanFallback::LargerThanPool),
-                Err(ZLayoutAllocError::Alloc(ZAllocError::Other)) => return Err(LoanFallback::AllocFailed),
+                tracing::trace!(
+                    len,
+                    pause = ?attempt.pause,
+                    "SHM pool full, waiting for readers to release buffers"
+                );
+                let pause = attempt.pause;
+                attempt.pause = (pause * 2).min(Duration::from_millis(8));
+                Step::Wait(pause)
             }
+            Err(ZLayoutAllocError::Layout(_)) => Step::Done(Err(LoanFallback::LargerThanPool)),
+            Err(ZLayoutAllocError::Alloc(ZAllocError::Other)) => Step::Done(Err(LoanFallback::AllocFailed)),
         }
     }
 
@@ -240,6 +279,22 @@ fn deleted_zenoh_files_in(maps: &str) -> BTreeSet<String> {
         .filter(|path| path.ends_with(".zenoh"))
         .map(str::to_owned)
         .collect()
+}
+
+/// An allocation being tried: the pool, the size, and how long to wait before the next try.
+struct Attempt {
+    provider: Provider,
+    len: usize,
+    started: Instant,
+    pause: Duration,
+}
+
+/// What one allocation try says.
+enum Step {
+    /// The buffer, or why there is none.
+    Done(Result<ZShmMut, LoanFallback>),
+    /// The pool is full for now: wait this long, then try again.
+    Wait(Duration),
 }
 
 #[cfg(test)]

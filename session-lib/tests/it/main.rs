@@ -19,6 +19,7 @@ mod ros_nodes;
 mod delivery;
 // Executors: threads per process, who runs a callback, callback groups, timers.
 mod executor;
+mod services;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.

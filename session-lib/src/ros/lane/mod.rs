@@ -22,7 +22,7 @@ pub(crate) mod publisher;
 pub(crate) mod subscription;
 
 use super::gid::Gid;
-use super::liveliness::{EntityKind, mangle};
+use super::liveliness::EntityKind;
 use super::qos::{Durability, History, QosProfile};
 use crate::lane::{MAX_HISTORY, SUBSCRIBER_MAX_BUFFER, SenderProfile};
 use crate::stats::LaneFallback;
@@ -101,13 +101,7 @@ pub(crate) fn tokens_of_topic(
     type_name: &str,
     type_hash: &str,
 ) -> String {
-    format!(
-        "{}/{domain}/*/*/*/{}/*/*/*/{}/{}/{type_hash}/**",
-        super::liveliness::PREFIX,
-        kind.code(),
-        mangle(topic),
-        mangle(type_name)
-    )
+    super::liveliness::endpoints_key(domain, kind, topic, type_name, Some(type_hash))
 }
 
 #[cfg(test)]

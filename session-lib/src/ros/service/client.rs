@@ -1,0 +1,431 @@
+//! [`Client`]: calls one service and waits for the first reply.
+
+use std::collections::{HashMap, HashSet};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use zenoh::sample::SampleKind;
+
+use super::super::attachment::Attachment;
+use super::super::gid::Gid;
+use super::super::liveliness::{self, EndpointInfo, EntityKind};
+use super::super::node::{Node, NodeError, declare_token};
+use super::super::qos::QosProfile;
+use crate::cdr::CdrError;
+use crate::msgs::wall_clock_nanos;
+use crate::msgs::{Message, ServiceType};
+use crate::raw::{DeclareError, RawLoan, RawReply, RawSample};
+use crate::session::Session;
+
+/// How long zenoh keeps a query open beyond the caller's timeout: the caller's own deadline ends
+/// the call first, so a timeout is always reported as [`CallError::Timeout`].
+const ZENOH_GRACE: Duration = Duration::from_secs(1);
+
+/// Why a call returned no response. Each says what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No server of the service was known when the call was made, and none answered: start the
+    /// server, or [`Client::wait_for_service`] first.
+    #[error("no server for service {service}: start one, or wait for it first")]
+    NoServer {
+        /// The service.
+        service: String,
+    },
+    /// No reply within the timeout: the server is slow or stuck; call again with a longer
+    /// timeout, or check the server.
+    #[error("service {service} did not answer within {timeout:?}")]
+    Timeout {
+        /// The service.
+        service: String,
+        /// The timeout of the call.
+        timeout: Duration,
+    },
+    /// Every server of the service went away during the call (its liveliness token
+    /// disappeared): restart it and call again.
+    #[error("the server of service {service} went away during the call")]
+    ServerGone {
+        /// The service.
+        service: String,
+    },
+    /// The servers ended the call without a reply (a server that could not read the request,
+    /// or dropped it without answering): check the server's log.
+    #[error("the server of service {service} ended the call without a reply{}", detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+    NoReply {
+        /// The service.
+        service: String,
+        /// An error reply's text, if a server sent one.
+        detail: Option<String>,
+    },
+    /// The reply is not valid CDR for the response type: the server's type differs from the
+    /// client's (same name, another definition).
+    #[error("the reply of service {service} is not a valid response: {source}")]
+    Malformed {
+        /// The service.
+        service: String,
+        /// What is wrong with it.
+        #[source]
+        source: CdrError,
+    },
+    /// zenoh refused to send the query (the session is closed).
+    #[error(transparent)]
+    Send(#[from] DeclareError),
+}
+
+/// What reaches a call while it waits.
+enum Event {
+    Reply(RawSample),
+    Error(String),
+    /// zenoh ended the query: every server answered, or its timeout ran out.
+    Done,
+    /// The last known server's token went away.
+    ServersGone,
+}
+
+/// Sends `Done` when zenoh drops the query's callback, i.e. when the query is over.
+struct DoneOnDrop(flume::Sender<Event>);
+
+impl Drop for DoneOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.send(Event::Done);
+    }
+}
+
+/// The servers a client knows from their liveliness tokens, and the calls waiting on them.
+#[derive(Default)]
+struct Servers {
+    tokens: Mutex<HashSet<String>>,
+    changed: Condvar,
+    notify: tokio::sync::Notify,
+    calls: Mutex<HashMap<i64, flume::Sender<Event>>>,
+}
+
+impl Servers {
+    fn count(&self) -> usize {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    fn update(&self, token: String, alive: bool) {
+        let mut tokens = self.tokens.lock().unwrap_or_else(PoisonError::into_inner);
+        if alive {
+            tokens.insert(token);
+        } else {
+            tokens.remove(&token);
+            if tokens.is_empty() {
+                for call in self.calls.lock().unwrap_or_else(PoisonError::into_inner).values() {
+                    let _ = call.send(Event::ServersGone);
+                }
+            }
+        }
+        drop(tokens);
+        self.changed.notify_all();
+        self.notify.notify_waiters();
+    }
+}
+
+/// Calls service `S` until dropped; announces itself with an `SC` token.
+#[derive(Debug)]
+pub struct Client<S: ServiceType> {
+    inner: Arc<ClientInner>,
+    info: EndpointInfo,
+    _servers_watch: zenoh::pubsub::Subscriber<()>,
+    _token: zenoh::liveliness::LivelinessToken,
+    _type: PhantomData<fn(S)>,
+}
+
+struct ClientInner {
+    session: Session,
+    service: String,
+    key: String,
+    gid: Gid,
+    sequence: AtomicI64,
+    servers: Servers,
+    extra_replies: AtomicU64,
+    warned_extra: AtomicBool,
+}
+
+impl std::fmt::Debug for ClientInner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("service", &self.service)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One call in flight: what it waits on.
+struct Call {
+    sequence: i64,
+    events: flume::Receiver<Event>,
+    had_server: bool,
+}
+
+impl<S: ServiceType> Client<S> {
+    /// The client as its token describes it.
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+
+    /// Servers of the service known now (from their tokens).
+    pub fn servers(&self) -> usize {
+        self.inner.servers.count()
+    }
+
+    /// Replies beyond the first that calls received (several servers answered; as rmw_zenoh,
+    /// the first is used). Logged once.
+    pub fn extra_replies(&self) -> u64 {
+        self.inner.extra_replies.load(Ordering::Relaxed)
+    }
+
+    /// Waits until a server of the service is known, or `timeout` passes; true when one is.
+    /// Blocks the thread: from async code use [`wait_for_service_async`](Self::wait_for_service_async).
+    pub fn wait_for_service(&self, timeout: Duration) -> bool {
+        let servers = &self.inner.servers;
+        let deadline = Instant::now() + timeout;
+        let mut tokens = servers.tokens.lock().unwrap_or_else(PoisonError::into_inner);
+        while tokens.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            tokens = servers
+                .changed
+                .wait_timeout(tokens, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
+
+    /// [`wait_for_service`](Self::wait_for_service) for async code.
+    pub async fn wait_for_service_async(&self, timeout: Duration) -> bool {
+        let servers = &self.inner.servers;
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let changed = servers.notify.notified();
+            if servers.count() > 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return servers.count() > 0;
+            }
+        }
+    }
+
+    /// Calls the service and waits for the first reply, at most `timeout`. Blocks the thread:
+    /// from async code use [`call_async`](Self::call_async).
+    pub fn call(&self, request: &S::Request, timeout: Duration) -> Result<S::Response, CallError> {
+        let mut buffer = self.inner.session.buffer_blocking(request.cdr_len());
+        request.write_cdr(&mut buffer);
+        let call = self.start(buffer, timeout)?;
+        let deadline = Instant::now() + timeout;
+        let outcome = loop {
+            let event = match call.events.recv_deadline(deadline) {
+                Ok(event) => event,
+                Err(_) => break Err(self.timeout(timeout)),
+            };
+            if let Some(outcome) = self.judge(&call, event) {
+                break outcome;
+            }
+        };
+        self.finish(&call);
+        outcome
+    }
+
+    /// Calls the service and waits for the first reply, at most `timeout`.
+    pub async fn call_async(
+        &self,
+        request: &S::Request,
+        timeout: Duration,
+    ) -> Result<S::Response, CallError> {
+        let mut buffer = self.inner.session.buffer(request.cdr_len()).await;
+        request.write_cdr(&mut buffer);
+        let call = self.start(buffer, timeout)?;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let outcome = loop {
+            let event = match tokio::time::timeout_at(deadline, call.events.recv_async()).await {
+                Ok(Ok(event)) => event,
+                Ok(Err(_)) | Err(_) => break Err(self.timeout(timeout)),
+            };
+            if let Some(outcome) = self.judge(&call, event) {
+                break outcome;
+            }
+        };
+        self.finish(&call);
+        outcome
+    }
+
+    fn timeout(&self, timeout: Duration) -> CallError {
+        CallError::Timeout {
+            service: self.inner.service.clone(),
+            timeout,
+        }
+    }
+
+    /// Sends the query: the request in `buffer`, the attachment with the next sequence number.
+    fn start(&self, buffer: RawLoan, timeout: Duration) -> Result<Call, CallError> {
+        let inner = &self.inner;
+        let attachment = Attachment {
+            sequence_number: inner.sequence.fetch_add(1, Ordering::Relaxed) + 1,
+            source_timestamp: wall_clock_nanos(),
+            source_gid: inner.gid,
+        };
+        let (tx, events) = flume::unbounded();
+        let had_server = inner.servers.count() > 0;
+        inner
+            .servers
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(attachment.sequence_number, tx.clone());
+        let replies = Arc::new(AtomicUsize::new(0));
+        let done = DoneOnDrop(tx.clone());
+        let counter = self.inner.clone();
+        let sent = inner.session.query(
+            &inner.key,
+            buffer,
+            &attachment.encode(),
+            timeout + ZENOH_GRACE,
+            move |reply| {
+                let _keep = &done;
+                let event = match reply {
+                    RawReply::Reply(sample) => {
+                        // The first reply is the call's; later ones (several servers) are counted.
+                        if replies.fetch_add(1, Ordering::Relaxed) > 0 {
+                            counter.extra_reply();
+                        }
+                        Event::Reply(sample)
+                    }
+                    RawReply::Error(text) => Event::Error(text),
+                };
+                let _ = tx.send(event);
+            },
+        );
+        let call = Call {
+            sequence: attachment.sequence_number,
+            events,
+            had_server,
+        };
+        if let Err(err) = sent {
+            self.finish(&call);
+            return Err(err.into());
+        }
+        Ok(call)
+    }
+
+    /// What an event means for the call: `Some` ends it.
+    fn judge(&self, call: &Call, event: Event) -> Option<Result<S::Response, CallError>> {
+        let service = || self.inner.service.clone();
+        match event {
+            Event::Reply(sample) => {
+                let attachment = sample
+                    .attachment_bytes()
+                    .and_then(|a| Attachment::decode(&a).ok());
+                // A reply to another call (or another client) is not this call's answer.
+                if !attachment
+                    .is_some_and(|a| a.sequence_number == call.sequence && a.source_gid == self.inner.gid)
+                {
+                    tracing::debug!(service = %self.inner.service, "ignored a reply whose attachment is not this call's");
+                    return None;
+                }
+                Some(
+                    S::Response::from_cdr(sample.payload()).map_err(|source| CallError::Malformed {
+                        service: service(),
+                        source,
+                    }),
+                )
+            }
+            Event::Error(text) => {
+                tracing::debug!(service = %self.inner.service, "error reply: {text}");
+                None
+            }
+            Event::Done if !call.had_server && self.inner.servers.count() == 0 => {
+                Some(Err(CallError::NoServer { service: service() }))
+            }
+            Event::Done if self.inner.servers.count() == 0 => {
+                Some(Err(CallError::ServerGone { service: service() }))
+            }
+            Event::Done => Some(Err(CallError::NoReply {
+                service: service(),
+                detail: None,
+            })),
+            Event::ServersGone => Some(Err(CallError::ServerGone { service: service() })),
+        }
+    }
+
+    fn finish(&self, call: &Call) {
+        self.inner
+            .servers
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&call.sequence);
+    }
+}
+
+impl ClientInner {
+    fn extra_reply(&self) {
+        self.extra_replies.fetch_add(1, Ordering::Relaxed);
+        if !self.warned_extra.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                service = %self.service,
+                "several servers answered one call; the first reply was used (the others are counted, later ones not logged)"
+            );
+        }
+    }
+}
+
+impl Node {
+    /// A client of service `name` (expanded for this node), with the services QoS.
+    pub async fn create_client<S: ServiceType>(&self, name: &str) -> Result<Client<S>, NodeError> {
+        let info =
+            self.service_endpoint::<S>(EntityKind::ServiceClient, name, QosProfile::services_default())?;
+        let key = super::super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &S::TYPE);
+        let token = liveliness::endpoint_token(&info);
+        let inner = Arc::new(ClientInner {
+            session: self.session().clone(),
+            service: info.topic.clone(),
+            key,
+            gid: Gid::of_token(&token),
+            sequence: AtomicI64::new(0),
+            servers: Servers::default(),
+            extra_replies: AtomicU64::new(0),
+            warned_extra: AtomicBool::new(false),
+        });
+        // Availability as rmw_zenoh sees it: a server token with the same name and type.
+        let servers_key = liveliness::endpoints_key(
+            info.node.domain,
+            EntityKind::ServiceServer,
+            &info.topic,
+            S::TYPE.dds_name,
+            None,
+        );
+        let watcher = inner.clone();
+        let servers_watch = self
+            .session()
+            .zenoh()
+            .liveliness()
+            .declare_subscriber(servers_key.clone())
+            .history(true)
+            .callback(move |sample| {
+                let alive = sample.kind() == SampleKind::Put;
+                watcher
+                    .servers
+                    .update(sample.key_expr().as_str().to_owned(), alive);
+            })
+            .await
+            .map_err(|source| NodeError::Token {
+                token: servers_key,
+                source,
+            })?;
+        let token = declare_token(self.session(), token).await?;
+        Ok(Client {
+            inner,
+            info,
+            _servers_watch: servers_watch,
+            _token: token,
+            _type: PhantomData,
+        })
+    }
+}
