@@ -2,6 +2,8 @@
 //! to its `run`, like zenoh's examples. What several commands share is in `crate::cli` (flags)
 //! and `crate::support` (helpers).
 
+mod add_two_ints_client;
+mod add_two_ints_server;
 mod bag;
 pub mod bench;
 mod cam_latency;
@@ -15,6 +17,7 @@ mod listener;
 mod nodes;
 mod publish;
 mod router;
+mod service;
 mod shm_clean;
 mod subscribe;
 mod talker;
@@ -57,6 +60,12 @@ pub enum Command {
     Topics(GraphArgs),
     /// The ROS topics: list, info, hz, bw, echo, pub (like `ros2 topic`), for any known type.
     Topic(topic::Args),
+    /// The ROS services: list, type, call (like `ros2 service`), for any known type.
+    Service(service::Args),
+    /// ROS's demo service server: `add_two_ints_server` offering `/add_two_ints`.
+    AddTwoIntsServer(add_two_ints_server::Args),
+    /// ROS's demo service client: calls `/add_two_ints` and prints the sum.
+    AddTwoIntsClient(add_two_ints_client::Args),
     /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
     Interface(interface::Args),
     /// List the ROS nodes the graph announces (like `ros2 node list`).
@@ -105,6 +114,9 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Listener(args) => listener::run(args).await,
         Command::Topics(args) => topics::run(args).await,
         Command::Topic(args) => topic::run(args).await,
+        Command::Service(args) => service::run(args).await,
+        Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
+        Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
         Command::Interface(args) => interface::run(args).await,
         Command::Nodes(args) => nodes::run(args).await,
         Command::CamPub(args) => cam_pub::run(args).await,

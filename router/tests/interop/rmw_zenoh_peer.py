@@ -29,6 +29,13 @@ Modes (each prints ONE JSON object on stdout and exits 0 iff all went well):
            report whether the bytes are identical, with the decoded values;
   send     publish a fixed sample of --type (Twist, Odometry, TFMessage,
            LaserScan, PointCloud2 of 7 MB), serialized by rosbags.
+  serve    offer example_interfaces/srv/AddTwoInts on --topic as rmw_zenoh does
+           (a complete queryable, an SS token) and answer --count requests,
+           checking each request's attachment and echoing its sequence number
+           and client GID in the reply's;
+  call     call AddTwoInts --count times as rmw_zenoh does (an SC token, a query
+           to ALL_COMPLETE queryables without consolidation, attachment with
+           sequence numbers from 1 and the client's GID) and check each reply.
 
 Run it (against a router listening on tcp/127.0.0.1:7447):
   python3 -m venv .venv && .venv/bin/pip install -r router/tests/interop/requirements.txt
@@ -449,26 +456,118 @@ def send(args):
     return emit({"published": args.count, "bytes": len(payload), "subscriber_left": left, "ok": True}, True)
 
 
+ADD_TWO_INTS_TYPE = "example_interfaces::srv::dds_::AddTwoInts_"
+ADD_TWO_INTS_HASH = "RIHS01_e118de6bf5eeb66a2491b5bda11202e7b68f198d6f67922cf30364858239c81a"
+SERVICES_QOS = "::,10:,:,:,,"  # rmw_qos_profile_services_default: reliable, volatile, keep_last 10
+
+
+def encode_two_ints(a, b):
+    """AddTwoInts_Request / two int64: CDR LE header, then the values (8-aligned from the body)."""
+    return CDR_LE_HEADER + struct.pack("<qq", a, b)
+
+
+def serve(args):
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_add_two_ints_server", settings=args.set)
+    key = peer.data_key(args.topic, ADD_TWO_INTS_TYPE, ADD_TWO_INTS_HASH)
+    inbox = queue.Queue()
+    queryable = peer.session.declare_queryable(key, inbox.put, complete=True)
+    peer.declare_endpoint("SS", args.topic, ADD_TWO_INTS_TYPE, ADD_TWO_INTS_HASH)
+    served, errors, clients, held = [], [], set(), []
+    while len(served) < args.count:
+        try:
+            query = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            errors.append(f"timed out after {args.timeout}s with {len(served)}/{args.count} requests")
+            break
+        try:
+            seq, _stamp, gid = decode_attachment(query.attachment.to_bytes() if query.attachment else None)
+            payload = query.payload.to_bytes() if query.payload is not None else b""
+            if payload[:4] != CDR_LE_HEADER or len(payload) < 20:
+                raise ValueError(f"not an AddTwoInts request: {payload.hex()}")
+            a, b = struct.unpack_from("<qq", payload, 4)
+        except Exception as e:  # noqa: BLE001  report, do not crash
+            errors.append(f"{type(e).__name__}: {e}")
+            query.drop()
+            continue
+        if args.silent:  # a server that hangs: keeps the query open, never answers
+            held.append(query)
+            served.append({"a": a, "b": b, "sequence_number": seq, "client_gid": gid.hex()})
+            print(json.dumps({"holding": len(held)}), flush=True)
+            continue
+        query.reply(key, CDR_LE_HEADER + struct.pack("<q", a + b),
+                    attachment=encode_attachment(seq, time.time_ns(), gid))
+        query.drop()  # ends the query now, not when Python collects it
+        clients.add(gid.hex())
+        served.append({"a": a, "b": b, "sequence_number": seq, "client_gid": gid.hex()})
+    queryable.undeclare()
+    peer.close()
+    return emit({"served": len(served), "requests": served, "clients": sorted(clients), "ok": not errors,
+                 "errors": errors}, not errors)
+
+
+def call(args):
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_add_two_ints_client", settings=args.set)
+    key = peer.data_key(args.topic, ADD_TWO_INTS_TYPE, ADD_TWO_INTS_HASH)
+    _token, gid = peer.declare_endpoint("SC", args.topic, ADD_TWO_INTS_TYPE, ADD_TWO_INTS_HASH)
+    # rmw_zenoh's service_server_is_available: an SS token with the same name and type.
+    while not peer.endpoints(peer.query_tokens(timeout=1.0), "SS", args.topic, ADD_TWO_INTS_TYPE,
+                             ADD_TWO_INTS_HASH):
+        if time.monotonic() > deadline:
+            peer.close()
+            return emit({"called": 0, "ok": False, "errors": [f"no SS token for {args.topic}"]}, False)
+        time.sleep(0.1)
+    results, errors = [], []
+    for seq in range(1, args.count + 1):
+        a, b = seq, 1000 * seq
+        replies = peer.session.get(key, payload=encode_two_ints(a, b),
+                                   attachment=encode_attachment(seq, time.time_ns(), gid),
+                                   target=zenoh.QueryTarget.ALL_COMPLETE,
+                                   consolidation=zenoh.ConsolidationMode.NONE,
+                                   timeout=max(0.1, deadline - time.monotonic()))
+        answers = [r.ok for r in replies if r.ok is not None]
+        if len(answers) != 1:
+            errors.append(f"call {seq}: {len(answers)} replies")
+            continue
+        reply = answers[0]
+        try:
+            r_seq, _stamp, r_gid = decode_attachment(reply.attachment.to_bytes() if reply.attachment else None)
+            body = reply.payload.to_bytes()
+            (total,) = struct.unpack_from("<q", body, 4)
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"call {seq}: {type(e).__name__}: {e}")
+            continue
+        if (r_seq, r_gid, total, body[:4]) != (seq, gid, a + b, CDR_LE_HEADER):
+            errors.append(f"call {seq}: reply seq {r_seq} gid {r_gid.hex()} sum {total} header {body[:4].hex()}")
+        results.append({"a": a, "b": b, "sum": total, "sequence_number": r_seq, "reply_key": str(reply.key_expr)})
+    peer.close()
+    return emit({"called": len(results), "results": results, "client_gid": gid.hex(), "ok": not errors,
+                 "errors": errors}, not errors)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     modes = parser.add_subparsers(dest="mode", required=True)
     for name, func in (("listen", listen), ("talk", talk), ("garbage", garbage), ("receive", receive),
-                       ("send", send)):
+                       ("send", send), ("serve", serve), ("call", call)):
         p = modes.add_parser(name)
         p.set_defaults(func=func)
         p.add_argument("--connect", required=True, help="router endpoint, e.g. tcp/127.0.0.1:7447")
-        p.add_argument("--count", type=int, required=True, help="number of messages")
+        p.add_argument("--count", type=int, required=True, help="number of messages (or requests)")
         p.add_argument("--topic", default="/chatter")
         p.add_argument("--domain", type=int, default=0)
         p.add_argument("--timeout", type=float, default=30.0, help="seconds before giving up")
         p.add_argument("--set", action="append", default=[], metavar="KEY=JSON5",
                        help="a config setting, e.g. transport/auth/usrpwd/user=\"alice\" (repeatable)")
+        if name == "serve":
+            p.add_argument("--silent", action="store_true", help="hold every request, never answer")
         if name in ("receive", "send"):
             p.add_argument("--type", required=True, help="pkg/msg/Type, e.g. geometry_msgs/msg/Twist")
         if name == "listen":
             p.add_argument("--joins-late", action="store_true",
                            help="the talker is already running: sequence numbers start where we join")
-        elif name != "receive":
+        elif name not in ("receive", "serve", "call"):
             p.add_argument("--rate", type=float, default=10.0, help="messages per second")
     args = parser.parse_args(argv)
     return args.func(args)

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{DEADLINE, LaneRoot, Router, Spawn, repo_path};
 
-fn python() -> String {
+pub(crate) fn python() -> String {
     let python = std::env::var("ZSHM_PYTHON").unwrap_or_else(|_| repo_path(".venv/bin/python"));
     assert!(
         std::path::Path::new(&python).exists(),
@@ -20,7 +20,7 @@ fn python() -> String {
     python
 }
 
-fn peer(name: &str, args: &[&str]) -> Spawn {
+pub(crate) fn peer(name: &str, args: &[&str]) -> Spawn {
     let script = repo_path("router/tests/interop/rmw_zenoh_peer.py");
     let mut all = vec![script.as_str()];
     all.extend_from_slice(args);

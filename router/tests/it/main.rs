@@ -13,6 +13,8 @@ mod bench;
 mod camera;
 // An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.
 mod interop;
+// Services: zshm's and the Python peer's, both ways, `zshm service` and the demo nodes.
+mod services;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
 // Two hosts in network namespaces: a robot and a control station over mutual TLS.

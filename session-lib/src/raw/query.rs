@@ -94,7 +94,7 @@ pub struct RawQueryable {
 #[derive(Debug)]
 pub enum RawReply {
     /// A server's reply.
-    Reply(RawSample),
+    Reply(Box<RawSample>),
     /// An error reply (zenoh's, e.g. the query timed out, or one a server sent).
     Error(String),
 }
@@ -157,7 +157,7 @@ impl Session {
                     Ok(sample) => {
                         let sample = RawSample::new(sample);
                         stats.received(sample.is_shm(), sample.payload().len());
-                        RawReply::Reply(sample)
+                        RawReply::Reply(Box::new(sample))
                     }
                     Err(err) => {
                         RawReply::Error(String::from_utf8_lossy(&err.payload().to_bytes()).into_owned())

@@ -13,6 +13,7 @@ use super::gid::Gid;
 use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::QosProfile;
+use super::service::CallError;
 use crate::raw::{PublishError, RawCallbackSubscription, RawLoan, RawPublisher, RawSample};
 
 /// A message type by its names, as liveliness tokens and key expressions carry it.
@@ -101,7 +102,59 @@ impl DynamicSubscription {
     }
 }
 
+/// A client of a service whose type is known only by name (`zshm service call`): requests and
+/// replies as CDR bytes, with the same wire, tokens and errors as [`Client`](super::Client).
+#[derive(Debug)]
+pub struct DynamicClient {
+    inner: std::sync::Arc<super::service::client::ClientInner>,
+    info: EndpointInfo,
+    _servers_watch: zenoh::pubsub::Subscriber<()>,
+    _token: zenoh::liveliness::LivelinessToken,
+}
+
+impl DynamicClient {
+    /// The client as its token describes it.
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+
+    /// Waits until a server with the service's name and type is known, or `timeout` passes.
+    pub async fn wait_for_service(&self, timeout: Duration) -> bool {
+        self.inner.wait_for_service_async(timeout).await
+    }
+
+    /// Sends the CDR request `request` and waits at most `timeout` for the first reply.
+    pub async fn call_cdr(&self, request: &[u8], timeout: Duration) -> Result<RawSample, CallError> {
+        let mut buffer = self.inner.session.buffer(request.len()).await;
+        buffer.copy_from_slice(request);
+        self.inner.call_async(buffer, timeout).await
+    }
+}
+
 impl Node {
+    /// A client of service `name` of the service type `ty` (its `pkg::srv::dds_::X_` name and
+    /// the service's hash), with the services QoS.
+    pub async fn create_dynamic_client(
+        &self,
+        name: &str,
+        ty: &DynamicType,
+    ) -> Result<DynamicClient, NodeError> {
+        let info = self.dynamic_endpoint(
+            EntityKind::ServiceClient,
+            name,
+            ty,
+            QosProfile::services_default(),
+        )?;
+        let key = ty.keyexpr(info.node.domain, &info.topic);
+        let parts = super::service::client::declare_client(self, &info, key).await?;
+        Ok(DynamicClient {
+            inner: parts.inner,
+            info,
+            _servers_watch: parts.servers_watch,
+            _token: parts.token,
+        })
+    }
+
     fn dynamic_endpoint(
         &self,
         kind: EntityKind,

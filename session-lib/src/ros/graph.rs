@@ -21,6 +21,19 @@ pub struct TopicSummary {
     pub subscribers: usize,
 }
 
+/// One service: its types and how many servers and clients it has.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ServiceSummary {
+    /// Fully qualified name.
+    pub name: String,
+    /// ROS type names (`pkg/srv/Type`); more than one means a type mismatch in the graph.
+    pub types: Vec<String>,
+    /// Servers.
+    pub servers: usize,
+    /// Clients.
+    pub clients: usize,
+}
+
 /// Every node and endpoint announced in one domain.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Graph {
@@ -62,6 +75,35 @@ impl Graph {
         let mut names: Vec<String> = self.nodes.iter().map(NodeInfo::fully_qualified_name).collect();
         names.sort();
         names
+    }
+
+    /// Services (servers and clients), sorted by name, as `ros2 service list -t` shows them.
+    pub fn services(&self) -> Vec<ServiceSummary> {
+        let mut services: BTreeMap<&str, ServiceSummary> = BTreeMap::new();
+        for endpoint in &self.endpoints {
+            let server = match endpoint.kind {
+                EntityKind::ServiceServer => true,
+                EntityKind::ServiceClient => false,
+                _ => continue,
+            };
+            let entry = services.entry(&endpoint.topic).or_insert_with(|| ServiceSummary {
+                name: endpoint.topic.clone(),
+                types: Vec::new(),
+                servers: 0,
+                clients: 0,
+            });
+            let ros_type = ros_type_name(&endpoint.type_name);
+            if !entry.types.contains(&ros_type) {
+                entry.types.push(ros_type);
+                entry.types.sort();
+            }
+            if server {
+                entry.servers += 1;
+            } else {
+                entry.clients += 1;
+            }
+        }
+        services.into_values().collect()
     }
 
     /// Topics (not services), sorted by name.

@@ -76,7 +76,7 @@ pub enum CallError {
 
 /// What reaches a call while it waits.
 enum Event {
-    Reply(RawSample),
+    Reply(Box<RawSample>),
     Error(String),
     /// zenoh ended the query: every server answered, or its timeout ran out.
     Done,
@@ -135,9 +135,9 @@ pub struct Client<S: ServiceType> {
     _type: PhantomData<fn(S)>,
 }
 
-struct ClientInner {
-    session: Session,
-    service: String,
+pub(crate) struct ClientInner {
+    pub(crate) session: Session,
+    pub(crate) service: String,
     key: String,
     gid: Gid,
     sequence: AtomicI64,
@@ -181,7 +181,47 @@ impl<S: ServiceType> Client<S> {
     /// Waits until a server of the service is known, or `timeout` passes; true when one is.
     /// Blocks the thread: from async code use [`wait_for_service_async`](Self::wait_for_service_async).
     pub fn wait_for_service(&self, timeout: Duration) -> bool {
-        let servers = &self.inner.servers;
+        self.inner.wait_for_service(timeout)
+    }
+
+    /// [`wait_for_service`](Self::wait_for_service) for async code.
+    pub async fn wait_for_service_async(&self, timeout: Duration) -> bool {
+        self.inner.wait_for_service_async(timeout).await
+    }
+
+    /// Calls the service and waits for the first reply, at most `timeout`. Blocks the thread:
+    /// from async code use [`call_async`](Self::call_async).
+    pub fn call(&self, request: &S::Request, timeout: Duration) -> Result<S::Response, CallError> {
+        let mut buffer = self.inner.session.buffer_blocking(request.cdr_len());
+        request.write_cdr(&mut buffer);
+        let reply = self.inner.call(buffer, timeout)?;
+        self.decode(&reply)
+    }
+
+    /// Calls the service and waits for the first reply, at most `timeout`.
+    pub async fn call_async(
+        &self,
+        request: &S::Request,
+        timeout: Duration,
+    ) -> Result<S::Response, CallError> {
+        let mut buffer = self.inner.session.buffer(request.cdr_len()).await;
+        request.write_cdr(&mut buffer);
+        let reply = self.inner.call_async(buffer, timeout).await?;
+        self.decode(&reply)
+    }
+
+    fn decode(&self, reply: &RawSample) -> Result<S::Response, CallError> {
+        S::Response::from_cdr(reply.payload()).map_err(|source| CallError::Malformed {
+            service: self.inner.service.clone(),
+            source,
+        })
+    }
+}
+
+impl ClientInner {
+    /// Waits until a server of the service is known, or `timeout` passes; true when one is.
+    pub(crate) fn wait_for_service(&self, timeout: Duration) -> bool {
+        let servers = &self.servers;
         let deadline = Instant::now() + timeout;
         let mut tokens = servers.tokens.lock().unwrap_or_else(PoisonError::into_inner);
         while tokens.is_empty() {
@@ -199,8 +239,8 @@ impl<S: ServiceType> Client<S> {
     }
 
     /// [`wait_for_service`](Self::wait_for_service) for async code.
-    pub async fn wait_for_service_async(&self, timeout: Duration) -> bool {
-        let servers = &self.inner.servers;
+    pub(crate) async fn wait_for_service_async(&self, timeout: Duration) -> bool {
+        let servers = &self.servers;
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let changed = servers.notify.notified();
@@ -213,11 +253,8 @@ impl<S: ServiceType> Client<S> {
         }
     }
 
-    /// Calls the service and waits for the first reply, at most `timeout`. Blocks the thread:
-    /// from async code use [`call_async`](Self::call_async).
-    pub fn call(&self, request: &S::Request, timeout: Duration) -> Result<S::Response, CallError> {
-        let mut buffer = self.inner.session.buffer_blocking(request.cdr_len());
-        request.write_cdr(&mut buffer);
+    /// Calls with the request in `buffer`; the first reply that is this call's.
+    pub(crate) fn call(self: &Arc<Self>, buffer: RawLoan, timeout: Duration) -> Result<RawSample, CallError> {
         let call = self.start(buffer, timeout)?;
         let deadline = Instant::now() + timeout;
         let outcome = loop {
@@ -233,14 +270,12 @@ impl<S: ServiceType> Client<S> {
         outcome
     }
 
-    /// Calls the service and waits for the first reply, at most `timeout`.
-    pub async fn call_async(
-        &self,
-        request: &S::Request,
+    /// [`call`](Self::call) for async code.
+    pub(crate) async fn call_async(
+        self: &Arc<Self>,
+        buffer: RawLoan,
         timeout: Duration,
-    ) -> Result<S::Response, CallError> {
-        let mut buffer = self.inner.session.buffer(request.cdr_len()).await;
-        request.write_cdr(&mut buffer);
+    ) -> Result<RawSample, CallError> {
         let call = self.start(buffer, timeout)?;
         let deadline = tokio::time::Instant::now() + timeout;
         let outcome = loop {
@@ -258,14 +293,14 @@ impl<S: ServiceType> Client<S> {
 
     fn timeout(&self, timeout: Duration) -> CallError {
         CallError::Timeout {
-            service: self.inner.service.clone(),
+            service: self.service.clone(),
             timeout,
         }
     }
 
     /// Sends the query: the request in `buffer`, the attachment with the next sequence number.
-    fn start(&self, buffer: RawLoan, timeout: Duration) -> Result<Call, CallError> {
-        let inner = &self.inner;
+    fn start(self: &Arc<Self>, buffer: RawLoan, timeout: Duration) -> Result<Call, CallError> {
+        let inner = self;
         let attachment = Attachment {
             sequence_number: inner.sequence.fetch_add(1, Ordering::Relaxed) + 1,
             source_timestamp: wall_clock_nanos(),
@@ -281,7 +316,7 @@ impl<S: ServiceType> Client<S> {
             .insert(attachment.sequence_number, tx.clone());
         let replies = Arc::new(AtomicUsize::new(0));
         let done = DoneOnDrop(tx.clone());
-        let counter = self.inner.clone();
+        let counter = self.clone();
         let sent = inner.session.query(
             &inner.key,
             buffer,
@@ -315,35 +350,29 @@ impl<S: ServiceType> Client<S> {
     }
 
     /// What an event means for the call: `Some` ends it.
-    fn judge(&self, call: &Call, event: Event) -> Option<Result<S::Response, CallError>> {
-        let service = || self.inner.service.clone();
+    fn judge(&self, call: &Call, event: Event) -> Option<Result<RawSample, CallError>> {
+        let service = || self.service.clone();
         match event {
             Event::Reply(sample) => {
                 let attachment = sample
                     .attachment_bytes()
                     .and_then(|a| Attachment::decode(&a).ok());
                 // A reply to another call (or another client) is not this call's answer.
-                if !attachment
-                    .is_some_and(|a| a.sequence_number == call.sequence && a.source_gid == self.inner.gid)
+                if !attachment.is_some_and(|a| a.sequence_number == call.sequence && a.source_gid == self.gid)
                 {
-                    tracing::debug!(service = %self.inner.service, "ignored a reply whose attachment is not this call's");
+                    tracing::debug!(service = %self.service, "ignored a reply whose attachment is not this call's");
                     return None;
                 }
-                Some(
-                    S::Response::from_cdr(sample.payload()).map_err(|source| CallError::Malformed {
-                        service: service(),
-                        source,
-                    }),
-                )
+                Some(Ok(*sample))
             }
             Event::Error(text) => {
-                tracing::debug!(service = %self.inner.service, "error reply: {text}");
+                tracing::debug!(service = %self.service, "error reply: {text}");
                 None
             }
-            Event::Done if !call.had_server && self.inner.servers.count() == 0 => {
+            Event::Done if !call.had_server && self.servers.count() == 0 => {
                 Some(Err(CallError::NoServer { service: service() }))
             }
-            Event::Done if self.inner.servers.count() == 0 => {
+            Event::Done if self.servers.count() == 0 => {
                 Some(Err(CallError::ServerGone { service: service() }))
             }
             Event::Done => Some(Err(CallError::NoReply {
@@ -355,16 +384,13 @@ impl<S: ServiceType> Client<S> {
     }
 
     fn finish(&self, call: &Call) {
-        self.inner
-            .servers
+        self.servers
             .calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&call.sequence);
     }
-}
 
-impl ClientInner {
     fn extra_reply(&self) {
         self.extra_replies.fetch_add(1, Ordering::Relaxed);
         if !self.warned_extra.swap(true, Ordering::Relaxed) {
@@ -376,55 +402,77 @@ impl ClientInner {
     }
 }
 
+/// What every client is made of, typed or not: the shared state, the watch on the servers'
+/// tokens and its own token.
+pub(crate) struct ClientParts {
+    pub(crate) inner: Arc<ClientInner>,
+    pub(crate) servers_watch: zenoh::pubsub::Subscriber<()>,
+    pub(crate) token: zenoh::liveliness::LivelinessToken,
+}
+
+/// Declares a client of the service `info` describes, querying `key`.
+pub(crate) async fn declare_client(
+    node: &Node,
+    info: &EndpointInfo,
+    key: String,
+) -> Result<ClientParts, NodeError> {
+    let token = liveliness::endpoint_token(info);
+    let inner = Arc::new(ClientInner {
+        session: node.session().clone(),
+        service: info.topic.clone(),
+        key,
+        gid: Gid::of_token(&token),
+        sequence: AtomicI64::new(0),
+        servers: Servers::default(),
+        extra_replies: AtomicU64::new(0),
+        warned_extra: AtomicBool::new(false),
+    });
+    // Availability as rmw_zenoh sees it: a server token with the same name and type.
+    let servers_key = liveliness::endpoints_key(
+        info.node.domain,
+        EntityKind::ServiceServer,
+        &info.topic,
+        &info.type_name,
+        None,
+    );
+    let watcher = inner.clone();
+    let servers_watch = node
+        .session()
+        .zenoh()
+        .liveliness()
+        .declare_subscriber(servers_key.clone())
+        .history(true)
+        .callback(move |sample| {
+            let alive = sample.kind() == SampleKind::Put;
+            watcher
+                .servers
+                .update(sample.key_expr().as_str().to_owned(), alive);
+        })
+        .await
+        .map_err(|source| NodeError::Token {
+            token: servers_key,
+            source,
+        })?;
+    let token = declare_token(node.session(), token).await?;
+    Ok(ClientParts {
+        inner,
+        servers_watch,
+        token,
+    })
+}
+
 impl Node {
     /// A client of service `name` (expanded for this node), with the services QoS.
     pub async fn create_client<S: ServiceType>(&self, name: &str) -> Result<Client<S>, NodeError> {
         let info =
             self.service_endpoint::<S>(EntityKind::ServiceClient, name, QosProfile::services_default())?;
         let key = super::super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &S::TYPE);
-        let token = liveliness::endpoint_token(&info);
-        let inner = Arc::new(ClientInner {
-            session: self.session().clone(),
-            service: info.topic.clone(),
-            key,
-            gid: Gid::of_token(&token),
-            sequence: AtomicI64::new(0),
-            servers: Servers::default(),
-            extra_replies: AtomicU64::new(0),
-            warned_extra: AtomicBool::new(false),
-        });
-        // Availability as rmw_zenoh sees it: a server token with the same name and type.
-        let servers_key = liveliness::endpoints_key(
-            info.node.domain,
-            EntityKind::ServiceServer,
-            &info.topic,
-            S::TYPE.dds_name,
-            None,
-        );
-        let watcher = inner.clone();
-        let servers_watch = self
-            .session()
-            .zenoh()
-            .liveliness()
-            .declare_subscriber(servers_key.clone())
-            .history(true)
-            .callback(move |sample| {
-                let alive = sample.kind() == SampleKind::Put;
-                watcher
-                    .servers
-                    .update(sample.key_expr().as_str().to_owned(), alive);
-            })
-            .await
-            .map_err(|source| NodeError::Token {
-                token: servers_key,
-                source,
-            })?;
-        let token = declare_token(self.session(), token).await?;
+        let parts = declare_client(self, &info, key).await?;
         Ok(Client {
-            inner,
+            inner: parts.inner,
             info,
-            _servers_watch: servers_watch,
-            _token: token,
+            _servers_watch: parts.servers_watch,
+            _token: parts.token,
             _type: PhantomData,
         })
     }
