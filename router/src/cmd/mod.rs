@@ -14,7 +14,7 @@ mod doctor;
 mod exporter;
 mod interface;
 mod listener;
-mod nodes;
+mod node;
 mod publish;
 mod router;
 mod service;
@@ -68,8 +68,10 @@ pub enum Command {
     AddTwoIntsClient(add_two_ints_client::Args),
     /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
     Interface(interface::Args),
-    /// List the ROS nodes the graph announces (like `ros2 node list`).
+    /// List the ROS nodes the graph announces (the older form of `zshm node list`).
     Nodes(GraphArgs),
+    /// The ROS nodes: list, info (like `ros2 node`).
+    Node(node::Args),
     /// A simulated depth camera: publishes PointCloud2 (and optionally Image) in place in SHM.
     CamPub(cam_pub::Args),
     /// Measure point-cloud (or image) latency: the workshop's `just cam_latency`.
@@ -118,7 +120,8 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
         Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
         Command::Interface(args) => interface::run(args).await,
-        Command::Nodes(args) => nodes::run(args).await,
+        Command::Nodes(args) => node::list::run(args).await,
+        Command::Node(args) => node::run(args).await,
         Command::CamPub(args) => cam_pub::run(args).await,
         Command::CamLatency(args) => cam_latency::run(args).await,
         Command::Exporter(args) => exporter::run(args).await,

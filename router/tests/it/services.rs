@@ -147,7 +147,7 @@ fn zshms_client_and_service_call_call_a_python_server_and_the_graph_lists_it() {
 }
 
 #[test]
-fn service_call_prints_the_response_as_yaml() {
+fn service_call_prints_the_response_as_yaml_and_node_info_lists_the_server() {
     let router = Router::start(&[]);
     let mut server = server(&router);
     let mut call = Spawn::zshm(

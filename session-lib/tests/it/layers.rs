@@ -178,21 +178,18 @@ fn the_program_imports_downward_and_commands_stand_alone() {
                 violations.push(format!("{}: `{part}` imports `crate::{target}`", file.display()));
             }
         }
-        // A command reads alone: it may use the shared flags and helpers, not another command,
-        // except `nodes` reusing the graph query of `topics`. `cmd/tests.rs` is not a command:
+        // A command reads alone: it may use the shared flags and helpers, not another command.
+        // `cmd/tests.rs` is not a command:
         // it drives the whole command line (`Cli`) in-process.
         let name = file.file_stem().unwrap().to_string_lossy().to_string();
         let in_cmd_root = file.parent() == Some(src.join("cmd").as_path());
         if in_cmd_root && name != "mod" && name != "tests" {
             for line in code.lines().filter(|l| l.contains("super::")) {
-                let uses_topics = name == "nodes" && line.contains("super::topics::snapshot");
-                if !uses_topics {
-                    violations.push(format!(
-                        "{}: a command imports another: {}",
-                        file.display(),
-                        line.trim()
-                    ));
-                }
+                violations.push(format!(
+                    "{}: a command imports another: {}",
+                    file.display(),
+                    line.trim()
+                ));
             }
         }
     }
