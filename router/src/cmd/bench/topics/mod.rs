@@ -27,12 +27,19 @@ use crate::support::children::{ChildProc, Logs, interrupt, line_matching_within,
 
 /// Runs one node process (`zshm bench-node`).
 pub async fn run_node(args: NodeArgs) -> anyhow::Result<ExitCode> {
-    match args.mode {
-        Mode::Iceoryx2 => iox::node(&args).await?,
-        Mode::ZenohShm | Mode::ZenohTcp => node::zenoh_node(&args).await?,
-        _ => node::zshm_node(&args).await?,
+    let node = async {
+        match args.mode {
+            Mode::Iceoryx2 => iox::node(&args).await,
+            Mode::ZenohShm | Mode::ZenohTcp => node::zenoh_node(&args).await,
+            _ => node::zshm_node(&args).await,
+        }
+    };
+    // A signal stops a node wherever it is, setting up included (the bench stops a case's
+    // nodes together when one of them fails).
+    match crate::support::shutdown::unless_signalled(node).await {
+        Some(result) => result.map(|()| ExitCode::SUCCESS),
+        None => Ok(ExitCode::FAILURE),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The modes of the sweep unless `--modes` says otherwise.
@@ -88,7 +95,7 @@ pub async fn run_case(exe: &Path, locator: &str, id: &str, case: &TopicsCase) ->
 
 /// How long a node may take to set up and meet the others (T = 200 declares hundreds of
 /// entities per process on a loaded machine).
-const SETUP: Duration = Duration::from_secs(60);
+const SETUP: Duration = Duration::from_secs(45);
 
 async fn measure_case(
     exe: &Path,

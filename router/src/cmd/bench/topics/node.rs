@@ -81,11 +81,15 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     ready?;
+    // One deadline for all of them: a node that cannot set up reports it within the timeout.
+    let deadline = Instant::now() + args.timeout;
     for (publisher, ..) in &publishers {
+        let left = deadline.saturating_duration_since(Instant::now());
         anyhow::ensure!(
-            publisher.wait_for_subscribers(args.timeout).await,
-            "a publisher of node {} matched no subscriber",
-            args.index()
+            publisher.wait_for_subscribers(left).await,
+            "a publisher of node {} matched no subscriber within {:?}",
+            args.index(),
+            args.timeout
         );
     }
     let loans = args.mode.loans();

@@ -2,6 +2,7 @@
 //! ([`NodeArgs`]), the report each prints and the bench reads back ([`NodeReport`]), the
 //! publishing loop ([`publish_ticks`]) and the count of what arrived ([`Tally`], [`collect`]).
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::super::plan::Mode;
@@ -180,24 +181,25 @@ pub async fn collect(rx: flume::Receiver<Delivery>, mut tally: Tally, deadline: 
 
 /// Publishes the node's topics, each at its rate, for the warm-up and `seconds`: on tick `k` of
 /// the 100 Hz clock every small topic sends message `k + 1`, the cloud every tenth tick.
-/// `publish(slot, seq)` sends message `seq` of topic `published[slot]`. Returns the measured
-/// window (CLOCK_MONOTONIC ns) and the CPU seconds spent in it.
+/// `publish(slot, seq)` sends message `seq` of topic `published[slot]`; `start` gets the
+/// beginning of the measured window (CLOCK_MONOTONIC ns).
 pub async fn publish_ticks(
     published: &[Topic],
     seconds: u64,
+    start: &AtomicI64,
     mut publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
-) -> anyhow::Result<(i64, i64)> {
+) -> anyhow::Result<()> {
     // Burst keeps the average rate when a tick was late: the sweep compares rates.
     let mut ticker = Ticker::new(RATE_HZ as f64, MissedTickBehavior::Burst);
     let warmup_ticks = RATE_HZ * WARMUP_SECONDS;
     let cloud_every = RATE_HZ / CLOUD_HZ;
-    let mut start = mono_ns();
+    start.store(mono_ns(), Ordering::Relaxed);
     for k in 0..RATE_HZ * (WARMUP_SECONDS + seconds) {
         if shutdown::unless_signalled(ticker.tick()).await.is_none() {
             break;
         }
         if k == warmup_ticks {
-            start = mono_ns();
+            start.store(mono_ns(), Ordering::Relaxed);
         }
         for (slot, topic) in published.iter().enumerate() {
             if !topic.is_cloud() {
@@ -207,7 +209,7 @@ pub async fn publish_ticks(
             }
         }
     }
-    Ok((start, mono_ns()))
+    Ok(())
 }
 
 /// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the host.
@@ -240,11 +242,32 @@ pub async fn measure(
     let tally = Tally::new(&args.read(), args.seconds);
     let deadline = Instant::now() + Duration::from_secs(WARMUP_SECONDS + args.seconds) + GRACE;
     let cpu_start = zshm::tools::usage::cpu_seconds();
-    let (window, tally) = tokio::join!(
-        publish_ticks(&published, args.seconds, publish),
-        collect(rx, tally, deadline)
-    );
-    let (window_start_ns, window_end_ns) = window?;
+    let (start, end) = (AtomicI64::new(0), AtomicI64::new(0));
+    // A publisher that cannot keep up blocks in its loan or its put (a full pool, a full
+    // queue); the node then stops publishing at the deadline, or on a signal, and reports what
+    // arrived: a lossy case is a result.
+    let publishing = async {
+        let ticks = tokio::time::timeout_at(
+            deadline.into(),
+            publish_ticks(&published, args.seconds, &start, publish),
+        );
+        let outcome = shutdown::unless_signalled(ticks).await;
+        end.store(mono_ns(), Ordering::Relaxed);
+        match outcome {
+            Some(Ok(published)) => published,
+            Some(Err(_)) => {
+                tracing::warn!(
+                    "node {}: publishing did not keep up; stopped at the deadline",
+                    args.index()
+                );
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    };
+    let (published, tally) = tokio::join!(publishing, collect(rx, tally, deadline));
+    published?;
+    let (window_start_ns, window_end_ns) = (start.load(Ordering::Relaxed), end.load(Ordering::Relaxed));
     let (threads, rss_bytes) = threads_and_rss();
     let report = NodeReport {
         index: args.index(),
