@@ -357,12 +357,13 @@ fn targets(results: &[TopicsResult]) -> String {
         row("shm-loan against zenoh-shm".into(), "-".into(), None);
     }
     // One executor per node: its threads must not follow its subscriptions (T / 5 of them).
+    // zenoh's and tokio's pools vary by a few threads from run to run, so the verdict is "no
+    // more at the largest T measured than at the smallest".
     for mode in present
         .iter()
         .copied()
         .filter(|m| !matches!(m, Mode::ZenohShm | Mode::ZenohTcp | Mode::Iceoryx2))
     {
-        let counts = topic_counts(results);
         let threads_at = |t: usize| {
             results
                 .iter()
@@ -370,22 +371,21 @@ fn targets(results: &[TopicsResult]) -> String {
                 .flat_map(|r| r.threads.iter().copied())
                 .max()
         };
-        let (Some(&low), Some(&high)) = (counts.first(), counts.last()) else {
+        let measured: Vec<(usize, u64)> = topic_counts(results)
+            .into_iter()
+            .filter_map(|t| Some((t, threads_at(t)?)))
+            .collect();
+        let (Some(&(low, a)), Some(&(high, b))) = (measured.first(), measured.last()) else {
             continue;
         };
-        let (a, b) = (threads_at(low), threads_at(high));
         row(
             format!(
-                "{mode}: threads per node the same at T = {high} as at T = {low} (about {} and {} subscriptions per node)",
+                "{mode}: threads per node no more at T = {high} than at T = {low} (about {} and {} subscriptions per node)",
                 high / 5,
                 low / 5
             ),
-            format!(
-                "{} and {} threads (max over nodes)",
-                a.map_or("-".into(), |a| a.to_string()),
-                b.map_or("-".into(), |b| b.to_string())
-            ),
-            a.zip(b).filter(|_| low != high).map(|(a, b)| a == b),
+            format!("{b} and {a} threads (max over nodes)"),
+            (low != high).then_some(b <= a),
         );
     }
     out
