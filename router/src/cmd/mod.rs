@@ -95,6 +95,9 @@ pub enum Command {
     /// One process of a benchmark case (started by `zshm bench`).
     #[command(hide = true)]
     BenchRole(bench::shared::RoleArgs),
+    /// One node process of the benchmark's topics sweep (started by `zshm bench`).
+    #[command(hide = true)]
+    BenchNode(bench::topics::NodeArgs),
 }
 
 /// Runs one subcommand, then stops whatever children it left running (an error or a signal can
@@ -133,6 +136,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bag(args) => bag::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
+        Command::BenchNode(args) => bench::topics::run_node(args).await,
     }
 }
 

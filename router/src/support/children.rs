@@ -171,9 +171,20 @@ pub async fn first_line_matching(
     matches: impl Fn(&str) -> bool,
     what: &str,
 ) -> anyhow::Result<String> {
+    line_matching_within(child, matches, what, PATIENCE).await
+}
+
+/// [`first_line_matching`] within `wait` instead of [`PATIENCE`]: for a line that comes after
+/// work of its own (a report).
+pub async fn line_matching_within(
+    child: &mut Child,
+    matches: impl Fn(&str) -> bool,
+    what: &str,
+    wait: Duration,
+) -> anyhow::Result<String> {
     let stdout = child.stdout.take().context("stdout is piped")?;
     let mut lines = BufReader::new(stdout).lines();
-    let found = tokio::time::timeout(PATIENCE, async {
+    let found = tokio::time::timeout(wait, async {
         while let Some(line) = lines.next_line().await? {
             if matches(&line) {
                 return Ok::<_, anyhow::Error>(line);
@@ -182,7 +193,7 @@ pub async fn first_line_matching(
         anyhow::bail!("no {what}: the process exited first")
     })
     .await
-    .with_context(|| format!("no {what} within {PATIENCE:?}"))??;
+    .with_context(|| format!("no {what} within {wait:?}"))??;
     child.stdout = Some(lines.into_inner().into_inner());
     Ok(found)
 }

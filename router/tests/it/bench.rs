@@ -84,3 +84,71 @@ fn quick_bench_writes_well_formed_reports() {
         );
     }
 }
+
+/// `zshm bench --sweeps topics` at its smallest: ten node processes per case, T = 10, one
+/// round, two modes. The files must exist and every case must have its delivered / expected
+/// row; whether a mode delivered everything on a loaded machine is a result, not asserted.
+#[test]
+fn topics_sweep_writes_delivered_and_expected_per_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let mut bench = Spawn::zshm(
+        "bench-topics",
+        &[
+            "bench",
+            "--sweeps",
+            "topics",
+            "--topics",
+            "10",
+            "--rounds",
+            "1",
+            "--seconds",
+            "1",
+            "--modes",
+            "lane,iceoryx2",
+            "--out",
+            out,
+        ],
+    )
+    .start();
+    assert_eq!(bench.wait_exit(), 0, "{}", bench.dump());
+
+    let results: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("topics.json")).unwrap()).unwrap();
+    let modes: Vec<&str> = results
+        .iter()
+        .map(|r| r["case"]["mode"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["lane", "iceoryx2"]);
+    for result in &results {
+        assert!(result["error"].is_null(), "a case failed: {result}");
+        // 10 topics × 2 readers × 100 Hz + the cloud's 4 readers × 10 Hz, over 1 s.
+        assert_eq!(result["expected"].as_u64(), Some(2040), "{result}");
+        assert!(result["delivered"].as_u64().unwrap() > 0, "{result}");
+        assert_eq!(
+            result["threads"].as_array().unwrap().len(),
+            10,
+            "a thread count per node"
+        );
+        assert!(result["machine_cpu_percent"].as_f64().is_some(), "{result}");
+    }
+    let markdown = std::fs::read_to_string(dir.path().join("topics.md")).unwrap();
+    for row in [
+        "| 1 | 10 | lane | ",
+        "| 1 | 10 | iceoryx2 | ",
+        "## Targets (topics sweep)",
+    ] {
+        assert!(markdown.contains(row), "{row} missing:\n{markdown}");
+    }
+    assert!(markdown.contains(" / 2040"), "delivered / expected:\n{markdown}");
+    let csv = std::fs::read_to_string(dir.path().join("topics.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "header plus one line per case");
+    for plot in ["topics_p999.svg", "topics_cpu.svg"] {
+        let svg = std::fs::read_to_string(dir.path().join(plot)).unwrap();
+        roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{plot}: {e}"));
+    }
+    assert!(
+        !dir.path().join("results.md").exists(),
+        "only the topics sweep was asked for"
+    );
+}

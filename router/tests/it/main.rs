@@ -7,7 +7,7 @@ mod support;
 mod bag;
 // Exit codes and messages for every kind of bad input.
 mod bad_input;
-// `zshm bench --quick`: the report files exist and are well-formed.
+// `zshm bench --quick` and `--sweeps topics`: the report files exist and are well-formed.
 mod bench;
 // The camera simulator and the latency probe.
 mod camera;

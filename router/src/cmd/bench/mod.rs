@@ -1,6 +1,7 @@
 //! `zshm bench`: shared memory vs TCP loopback, measured side by side with the same router, in
-//! separate publisher and subscriber processes, with plain zenoh (and, with the `iceoryx2`
-//! feature, iceoryx2) as baselines in the same run. Writes a Markdown report, CSV, JSON and SVG
+//! separate publisher and subscriber processes, with plain zenoh and iceoryx2 as baselines in
+//! the same run, in interleaved rounds. `--sweeps topics` adds a robot-sized workload of many
+//! topics over ten node processes ([`topics`]). Writes Markdown reports, CSV, JSON and SVG
 //! plots; the method and the results are in BENCHMARKS.md.
 
 use crate::support::out::outln;
@@ -9,10 +10,13 @@ mod iox;
 pub mod plan;
 mod plot;
 mod report;
+mod result;
 pub mod role;
 pub mod shared;
 mod soak;
+mod spread;
 mod targets;
+pub mod topics;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -21,7 +25,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
-use self::report::CaseResult;
+use self::result::CaseResult;
 use self::shared::{PubReport, SubReport};
 use crate::cli;
 use crate::support::children::{Logs, first_line_matching, last_json_line, spawn, start_router, stop};
@@ -48,14 +52,25 @@ pub struct Args {
     /// Only these payload sizes in bytes (comma-separated, 16 B to 1 GiB).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(16..=(1 << 30)))]
     pub payloads: Vec<u64>,
-    /// Only these sweeps (comma-separated; default: all three).
+    /// Only these sweeps (comma-separated; default: payload, subscribers and throughput; the
+    /// topics sweep runs only when named).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub sweeps: Vec<Sweep>,
+    /// Topic counts of the topics sweep (comma-separated; default 10,25,50,100,200).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub topics: Vec<u64>,
+    /// Measured seconds of each case of the topics sweep (after 2 s of warm-up).
+    #[arg(long, default_value = "5", value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub seconds: u64,
     /// Soak instead of sweeping: run this many seconds (7 MB clouds at 15 Hz, two subscribers,
     /// one SIGKILLed and restarted every --restart-every), sampling memory and /dev/shm; writes
     /// soak.md and soak.json, exits 1 on a loss or growth (docs/RELIABILITY.md).
     #[arg(long, value_name = "SECONDS", value_parser = cli::positive_seconds)]
     pub soak: Option<Duration>,
+    /// Rounds of the payload sweep: every mode at every size, then again, so that ratios are
+    /// taken per round and judged on their median (default 3; 1 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub rounds: Option<u64>,
     /// With --soak: seconds between two kills of the restarted subscriber.
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = cli::positive_seconds)]
     pub restart_every: Duration,
@@ -82,12 +97,16 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let plan = plan_from(args);
     let cases = plan.cases();
+    let topics_plan = topics_plan_from(args);
+    let topics_cases = topics_plan
+        .as_ref()
+        .map_or_else(Vec::new, topics::TopicsPlan::cases);
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
 
     let mut router = start_router(&exe, &["--no-metrics"], Logs::Hidden).await?;
     let locator = router.locator.clone();
 
-    let progress = indicatif::ProgressBar::new(cases.len() as u64);
+    let progress = indicatif::ProgressBar::new((cases.len() + topics_cases.len()) as u64);
     progress.set_style(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -95,7 +114,8 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     let mut results = Vec::new();
     for (index, case) in cases.iter().enumerate() {
         progress.set_message(format!(
-            "{} {} x{} sub",
+            "round {} {} {} x{} sub",
+            case.round + 1,
             case.mode,
             zshm::text::human_bytes(case.payload as u64),
             case.subscribers
@@ -110,17 +130,68 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
         results.push(result);
         progress.inc(1);
     }
+    let mut topics_results = Vec::new();
+    for (index, case) in topics_cases.iter().enumerate() {
+        progress.set_message(format!(
+            "round {} {} T={}",
+            case.round + 1,
+            case.mode,
+            case.topics
+        ));
+        let id = format!("k{index}p{}", std::process::id());
+        let result = topics::run_case(&exe, &locator, &id, case).await;
+        if let Some(error) = &result.error {
+            progress.println(format!("{} T={}: {error}", case.mode, case.topics));
+        }
+        topics_results.push(result);
+        progress.inc(1);
+    }
     progress.finish_and_clear();
     stop(&mut router.child).await;
 
-    let markdown = report::write_all(&args.out, &results, args)?;
-    plot::write_all(&args.out, &results)?;
-    outln!("{markdown}");
-    outln!(
-        "Results in {}: results.md, results.csv, results.json, latency_vs_payload.svg, latency_vs_subscribers.svg",
-        args.out.display()
-    );
+    let command = std::iter::once("zshm".to_owned())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut files = Vec::new();
+    if !results.is_empty() {
+        let markdown = report::write_all(&args.out, &results, &command, &targets::table(&results))?;
+        plot::write_all(&args.out, &results)?;
+        outln!("{markdown}");
+        files.push(
+            "results.md, results.csv, results.json, latency_vs_payload.svg, latency_vs_subscribers.svg",
+        );
+    }
+    if topics_plan.is_some() {
+        let markdown = topics::write_all(&args.out, &topics_results, &command)?;
+        outln!("{markdown}");
+        files.push("topics.md, topics.csv, topics.json, topics_p999.svg, topics_cpu.svg");
+    }
+    outln!("Results in {}: {}", args.out.display(), files.join(", "));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The topics sweep, when `--sweeps` names it.
+fn topics_plan_from(args: &Args) -> Option<topics::TopicsPlan> {
+    if !args.sweeps.contains(&Sweep::Topics) {
+        return None;
+    }
+    let modes = if args.modes.is_empty() {
+        topics::MODES.to_vec()
+    } else {
+        args.modes.clone()
+    };
+    let counts = if args.topics.is_empty() {
+        topics::layout::TOPIC_COUNTS.to_vec()
+    } else {
+        args.topics.iter().map(|&t| t as usize).collect()
+    };
+    Some(topics::TopicsPlan {
+        modes,
+        topics: counts,
+        rounds: args.rounds.map_or(if args.quick { 1 } else { 3 }, |r| r as usize),
+        seconds: args.seconds,
+    })
 }
 
 fn plan_from(args: &Args) -> Plan {
@@ -128,6 +199,8 @@ fn plan_from(args: &Args) -> Plan {
         Mode::Tcp,
         Mode::ShmCopy,
         Mode::ShmLoan,
+        Mode::TcpInline,
+        Mode::ShmInline,
         Mode::Lane,
         Mode::ZenohTcp,
         Mode::ZenohShm,
@@ -142,6 +215,7 @@ fn plan_from(args: &Args) -> Plan {
             count: 50,
             throughput: true,
             payload_sweep: true,
+            rounds: 1,
         }
     } else {
         Plan {
@@ -152,8 +226,12 @@ fn plan_from(args: &Args) -> Plan {
             count: 300,
             throughput: true,
             payload_sweep: true,
+            rounds: 3,
         }
     };
+    if let Some(rounds) = args.rounds {
+        plan.rounds = rounds as usize;
+    }
     if !args.modes.is_empty() {
         plan.modes = args.modes.clone();
     }
@@ -221,7 +299,7 @@ async fn run_case(exe: &Path, locator: &str, id: &str, case: &Case) -> anyhow::R
             ("ZENOH_SHM_ALLOC_SIZE", pool.as_str()),
         ]);
     }
-    if matches!(case.mode, Mode::ShmCopy | Mode::ShmLoan) {
+    if matches!(case.mode, Mode::ShmCopy | Mode::ShmLoan | Mode::ShmInline) {
         env.push(("ZSHM_LANE", "off"));
     }
 

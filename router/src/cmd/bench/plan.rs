@@ -24,6 +24,11 @@ pub enum Mode {
     ShmCopy,
     /// zshm with SHM, the message built in place in a loaned SHM buffer (the lane off).
     ShmLoan,
+    /// `tcp` with the subscription's callback run inline, on zenoh's receive thread
+    /// (`SubscriptionOptions::inline`): no hand-off to the executor.
+    TcpInline,
+    /// `shm-loan` with the subscription's callback run inline, on zenoh's receive thread.
+    ShmInline,
     /// zshm with the same-host lane (iceoryx2 between zshm nodes), the message built in place in
     /// the lane's buffer.
     Lane,
@@ -38,7 +43,17 @@ pub enum Mode {
 impl Mode {
     /// Whether the sessions run with shared memory.
     pub fn shm(self) -> bool {
-        !matches!(self, Mode::Tcp | Mode::ZenohTcp)
+        !matches!(self, Mode::Tcp | Mode::TcpInline | Mode::ZenohTcp)
+    }
+
+    /// Whether zshm's subscription runs its callback inline, on the receiving thread.
+    pub fn inline(self) -> bool {
+        matches!(self, Mode::TcpInline | Mode::ShmInline)
+    }
+
+    /// Whether the publisher builds its message in place in a loaned buffer.
+    pub fn loans(self) -> bool {
+        matches!(self, Mode::ShmLoan | Mode::ShmInline | Mode::Lane)
     }
 
     /// The name used in tables and files.
@@ -47,6 +62,8 @@ impl Mode {
             Mode::Tcp => "tcp",
             Mode::ShmCopy => "shm-copy",
             Mode::ShmLoan => "shm-loan",
+            Mode::TcpInline => "tcp-inline",
+            Mode::ShmInline => "shm-inline",
             Mode::Lane => "lane",
             Mode::ZenohTcp => "zenoh-tcp",
             Mode::ZenohShm => "zenoh-shm",
@@ -71,6 +88,9 @@ pub enum Sweep {
     Subscribers,
     /// As many messages as the path carries.
     Throughput,
+    /// A robot-sized workload: many topics over a fixed set of node processes (only when asked
+    /// for: it takes minutes).
+    Topics,
 }
 
 /// One measured configuration.
@@ -90,6 +110,9 @@ pub struct Case {
     pub count: u64,
     /// Messages sent first and not measured.
     pub warmup: u64,
+    /// The round it belongs to, from 0 (see [`Plan::cases`]).
+    #[serde(default)]
+    pub round: usize,
 }
 
 /// The payload axis: 64 B to 16 MiB.
@@ -124,24 +147,33 @@ pub struct Plan {
     pub throughput: bool,
     /// Include the payload sweep.
     pub payload_sweep: bool,
+    /// Rounds of the payload sweep (at least 1).
+    pub rounds: usize,
 }
 
 impl Plan {
-    /// Every case, in the order they run.
+    /// Every case, in the order they run. The payload sweep, whose cases the targets compare,
+    /// runs in interleaved rounds (every mode at every size, then all of it again), so that a
+    /// slow minute of a shared machine slows one round of every mode rather than all rounds of
+    /// one; a ratio is then taken per round and judged on its median ([`super::spread`]). The
+    /// subscriber and throughput sweeps run once, after the rounds.
     pub fn cases(&self) -> Vec<Case> {
         let warmup = 10;
         let mut cases = Vec::new();
-        for &payload in self.payloads.iter().filter(|_| self.payload_sweep) {
-            for &mode in &self.modes {
-                cases.push(Case {
-                    sweep: Sweep::Payload,
-                    mode,
-                    payload,
-                    subscribers: 1,
-                    rate: self.rate,
-                    count: self.count,
-                    warmup,
-                });
+        for round in (0..self.rounds.max(1)).filter(|_| self.payload_sweep) {
+            for &payload in &self.payloads {
+                for &mode in &self.modes {
+                    cases.push(Case {
+                        sweep: Sweep::Payload,
+                        mode,
+                        payload,
+                        subscribers: 1,
+                        rate: self.rate,
+                        count: self.count,
+                        warmup,
+                        round,
+                    });
+                }
             }
         }
         let fan_out_modes: Vec<Mode> = self
@@ -161,6 +193,7 @@ impl Plan {
                     rate: 30.0,
                     count: self.count.min(150),
                     warmup,
+                    round: 0,
                 });
             }
         }
@@ -175,10 +208,62 @@ impl Plan {
                         rate: 0.0,
                         count: self.count * 3,
                         warmup,
+                        round: 0,
                     });
                 }
             }
         }
         cases
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(rounds: usize) -> Plan {
+        Plan {
+            modes: vec![Mode::ShmLoan, Mode::ZenohShm, Mode::Iceoryx2],
+            payloads: vec![64, 4 << 20],
+            subscribers: vec![],
+            rate: 100.0,
+            count: 10,
+            throughput: false,
+            payload_sweep: true,
+            rounds,
+        }
+    }
+
+    #[test]
+    fn rounds_interleave_the_modes_they_compare() {
+        let order: Vec<(usize, usize, Mode)> = plan(2)
+            .cases()
+            .iter()
+            .map(|c| (c.round, c.payload, c.mode))
+            .collect();
+        let (a, b, c) = (Mode::ShmLoan, Mode::ZenohShm, Mode::Iceoryx2);
+        let big = 4 << 20;
+        assert_eq!(
+            order,
+            [
+                (0, 64, a),
+                (0, 64, b),
+                (0, 64, c),
+                (0, big, a),
+                (0, big, b),
+                (0, big, c),
+                (1, 64, a),
+                (1, 64, b),
+                (1, 64, c),
+                (1, big, a),
+                (1, big, b),
+                (1, big, c),
+            ]
+        );
+    }
+
+    #[test]
+    fn zero_rounds_still_run_one() {
+        assert_eq!(plan(0).cases().len(), 6);
     }
 }

@@ -1,5 +1,6 @@
 //! The SVG plots of `zshm bench` (plotters): p50 latency against payload per mode on log axes,
-//! and p50 latency against subscriber count.
+//! and p50 latency against subscriber count; with rounds, each point is the median of its
+//! rounds.
 
 use std::path::Path;
 
@@ -7,9 +8,21 @@ use anyhow::Context;
 use plotters::prelude::*;
 
 use super::plan::{Mode, Sweep};
-use super::report::CaseResult;
+use super::result::CaseResult;
+use super::spread::Spread;
 
-const COLORS: [RGBColor; 6] = [RED, BLUE, GREEN, MAGENTA, CYAN, BLACK];
+/// One color per mode (there are nine).
+pub(super) const COLORS: [RGBColor; 9] = [
+    RED,
+    BLUE,
+    GREEN,
+    MAGENTA,
+    CYAN,
+    BLACK,
+    RGBColor(255, 140, 0),
+    RGBColor(128, 0, 128),
+    RGBColor(128, 128, 0),
+];
 
 /// Writes latency_vs_payload.svg and latency_vs_subscribers.svg.
 pub(super) fn write_all(dir: &Path, results: &[CaseResult]) -> anyhow::Result<()> {
@@ -39,11 +52,19 @@ fn plot(
     x_label: &str,
     x_of: fn(&CaseResult) -> f64,
 ) -> anyhow::Result<()> {
-    let points: Vec<(Mode, f64, f64)> = results
+    // One point per mode and x: the median p50 over the rounds.
+    let mut rounds: Vec<(Mode, f64, f64)> = results
         .iter()
         .filter(|r| r.case.sweep == sweep)
         .filter_map(|r| r.p50().map(|p50| (r.case.mode, x_of(r), p50.max(0.1))))
         .collect();
+    rounds.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut points: Vec<(Mode, f64, f64)> = Vec::new();
+    for chunk in rounds.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1) {
+        if let Some(median) = Spread::of(chunk.iter().map(|p| p.2)) {
+            points.push((chunk[0].0, chunk[0].1, median.median));
+        }
+    }
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).context("cannot draw the plot")?;
     if points.is_empty() {

@@ -1,5 +1,5 @@
-//! Results of `zshm bench`: per-case aggregation, the Markdown report with the targets, CSV
-//! and JSON.
+//! The report files of `zshm bench`'s sweeps: results.md (the tables, then the targets table it
+//! is given), results.csv and results.json.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -8,129 +8,26 @@ use anyhow::Context;
 use zshm::text::human_bytes;
 use zshm::tools::latency::Summary;
 
-use super::Args;
-use super::plan::{Case, Sweep};
-use super::shared::{PubReport, SubReport};
+use super::plan::Sweep;
+use super::result::CaseResult;
 
-/// What one case measured, over all its subscribers.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct CaseResult {
-    /// The case.
-    pub case: Case,
-    /// Measured messages received, over all subscribers.
-    pub received: u64,
-    /// Measured messages missing, over all subscribers.
-    pub lost: u64,
-    /// Latency statistics in microseconds.
-    pub latency_us: Option<Summary>,
-    /// Messages per second at one subscriber.
-    pub msgs_per_s: f64,
-    /// Payload bytes per second at one subscriber.
-    pub bytes_per_s: f64,
-    /// Publisher CPU time per message, µs.
-    pub pub_cpu_us_per_msg: f64,
-    /// Subscriber CPU time per message, µs (mean over subscribers).
-    pub sub_cpu_us_per_msg: f64,
-    /// Publisher peak RSS, MiB.
-    pub pub_peak_rss_mib: f64,
-    /// Largest subscriber peak RSS, MiB.
-    pub sub_peak_rss_mib: f64,
-    /// Share of messages received through shared memory (zenoh's or the lane).
-    pub shm_share: f64,
-    /// Share of messages received through the same-host lane.
-    #[serde(default)]
-    pub lane_share: f64,
-    /// Why the case failed, if it did.
-    pub error: Option<String>,
-}
-
-impl CaseResult {
-    pub(super) fn failed(case: Case, error: String) -> Self {
-        Self {
-            case,
-            received: 0,
-            lost: 0,
-            latency_us: None,
-            msgs_per_s: 0.0,
-            bytes_per_s: 0.0,
-            pub_cpu_us_per_msg: 0.0,
-            sub_cpu_us_per_msg: 0.0,
-            pub_peak_rss_mib: 0.0,
-            sub_peak_rss_mib: 0.0,
-            shm_share: 0.0,
-            lane_share: 0.0,
-            error: Some(error),
-        }
-    }
-
-    pub(super) fn from_reports(case: Case, publisher: &PubReport, subs: &[SubReport]) -> Self {
-        let latencies: Vec<f64> = subs
-            .iter()
-            .flat_map(|s| s.latencies_ns.iter().map(|ns| *ns as f64 / 1e3))
-            .collect();
-        let received: u64 = subs.iter().map(|s| s.received).sum();
-        let rates: Vec<f64> = subs
-            .iter()
-            .filter(|s| s.received > 1 && s.last_ns > s.first_ns)
-            .map(|s| (s.received - 1) as f64 / ((s.last_ns - s.first_ns) as f64 / 1e9))
-            .collect();
-        let msgs_per_s = mean(&rates);
-        let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
-        Self {
-            latency_us: Summary::of(&latencies),
-            received,
-            lost: subs.iter().map(|s| s.lost).sum(),
-            msgs_per_s,
-            bytes_per_s: msgs_per_s * case.payload as f64,
-            pub_cpu_us_per_msg: 1e6 * publisher.cpu_seconds / publisher.published.max(1) as f64,
-            sub_cpu_us_per_msg: mean(
-                &subs
-                    .iter()
-                    .map(|s| 1e6 * s.cpu_seconds / s.received.max(1) as f64)
-                    .collect::<Vec<_>>(),
-            ),
-            pub_peak_rss_mib: mib(publisher.peak_rss_bytes),
-            sub_peak_rss_mib: subs.iter().map(|s| mib(s.peak_rss_bytes)).fold(0.0, f64::max),
-            shm_share: share(subs.iter().map(|s| s.shm).sum(), received),
-            lane_share: share(subs.iter().map(|s| s.lane).sum(), received),
-            error: None,
-            case,
-        }
-    }
-
-    /// p50 latency in µs.
-    pub fn p50(&self) -> Option<f64> {
-        self.latency_us.map(|l| l.p50)
-    }
-}
-
-fn share(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 / whole as f64
-    }
-}
-
-fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
-}
-
-/// Writes results.json, results.csv and results.md; returns the Markdown.
-pub(super) fn write_all(dir: &Path, results: &[CaseResult], args: &Args) -> anyhow::Result<String> {
+/// Writes results.json, results.csv and results.md, which ends with `targets` (Markdown);
+/// returns the Markdown.
+pub(super) fn write_all(
+    dir: &Path,
+    results: &[CaseResult],
+    command: &str,
+    targets: &str,
+) -> anyhow::Result<String> {
     std::fs::write(dir.join("results.json"), serde_json::to_string_pretty(results)?)
         .context("results.json")?;
     std::fs::write(dir.join("results.csv"), csv(results)).context("results.csv")?;
-    let markdown = markdown(results, args);
+    let markdown = markdown(results, command, targets);
     std::fs::write(dir.join("results.md"), &markdown).context("results.md")?;
     Ok(markdown)
 }
 
-const CSV_HEADER: &str = "sweep,mode,payload_bytes,subscribers,rate_hz,count,received,lost,p50_us,p99_us,p999_us,max_us,mean_us,msgs_per_s,bytes_per_s,pub_cpu_us_per_msg,sub_cpu_us_per_msg,pub_peak_rss_mib,sub_peak_rss_mib,shm_share,lane_share,error";
+const CSV_HEADER: &str = "sweep,round,mode,payload_bytes,subscribers,rate_hz,count,received,lost,p50_us,p99_us,p999_us,max_us,mean_us,msgs_per_s,bytes_per_s,pub_cpu_us_per_msg,sub_cpu_us_per_msg,pub_peak_rss_mib,sub_peak_rss_mib,shm_share,lane_share,error";
 
 fn csv(results: &[CaseResult]) -> String {
     let mut out = format!("{CSV_HEADER}\n");
@@ -139,8 +36,9 @@ fn csv(results: &[CaseResult]) -> String {
         let stat = |f: fn(&Summary) -> f64| l.as_ref().map_or(String::new(), |l| format!("{:.1}", f(l)));
         let _ = writeln!(
             out,
-            "{:?},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.0},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{}",
+            "{:?},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.0},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{}",
             r.case.sweep,
+            r.case.round,
             r.case.mode,
             r.case.payload,
             r.case.subscribers,
@@ -192,14 +90,13 @@ fn us(value: Option<f64>) -> String {
     })
 }
 
-fn markdown(results: &[CaseResult], args: &Args) -> String {
+fn markdown(results: &[CaseResult], command: &str, targets: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# zshm bench results\n");
     let _ = writeln!(
         out,
-        "Machine: {}. Command: `zshm bench{}`. One run; every ratio below compares cases of this run.\n",
+        "Machine: {}. Command: `{command}`. One run; every ratio below compares cases of this run, in interleaved rounds.\n",
         machine(),
-        if args.quick { " --quick" } else { "" }
     );
     let _ = writeln!(
         out,
@@ -220,17 +117,18 @@ fn markdown(results: &[CaseResult], args: &Args) -> String {
         let _ = writeln!(out, "## {title}\n");
         let _ = writeln!(
             out,
-            "| payload | mode | subs | n | p50 | p99 | p99.9 | max | lost | msg/s | MB/s | pub CPU µs/msg | sub CPU µs/msg | pub RSS MiB | sub RSS MiB | SHM | lane |"
+            "| round | payload | mode | subs | n | p50 | p99 | p99.9 | max | lost | msg/s | MB/s | pub CPU µs/msg | sub CPU µs/msg | pub RSS MiB | sub RSS MiB | SHM | lane |"
         );
         let _ = writeln!(
             out,
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         );
         for r in rows {
             let l = r.latency_us;
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0}% | {:.0}% |{}",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0}% | {:.0}% |{}",
+                r.case.round + 1,
                 human_bytes(r.case.payload as u64),
                 r.case.mode,
                 r.case.subscribers,
@@ -256,13 +154,14 @@ fn markdown(results: &[CaseResult], args: &Args) -> String {
         }
         out.push('\n');
     }
-    out.push_str(&super::targets::table(results));
+    out.push_str(targets);
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::plan::Mode;
+    use super::super::plan::{Case, Mode};
+    use super::super::shared::{PubReport, SubReport};
     use super::*;
 
     fn case(mode: Mode, payload: usize) -> Case {
@@ -274,6 +173,7 @@ mod tests {
             rate: 100.0,
             count: 3,
             warmup: 1,
+            round: 0,
         }
     }
 

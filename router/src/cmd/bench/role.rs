@@ -11,14 +11,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use zenoh::qos::{CongestionControl, Reliability};
-use zshm::msgs::LoanableMessage;
 use zshm::msgs::builtin_interfaces::msg::Time;
-use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
+use zshm::msgs::sensor_msgs::msg::PointCloud2;
 use zshm::ros::qos::QosProfile;
-use zshm::ros::{Node, NodeOptions};
+use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
 use super::plan::Mode;
-use super::shared::{Arrival, Collector, RoleArgs, mono_ns, print_report, publish_paced};
+use super::shared::{Arrival, Collector, RoleArgs, cloud_shape, mono_ns, print_report, publish_paced};
 use crate::support::out::outln;
 use crate::support::{ZenohContext, shutdown};
 
@@ -72,25 +71,6 @@ async fn zenoh_session(args: &RoleArgs) -> anyhow::Result<zenoh::Session> {
         .zenoh_context("cannot open zenoh")
 }
 
-/// A cloud of `payload` serialized bytes: one `uint8` field per point.
-fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
-    let mut shape = PointCloud2 {
-        header: zshm::msgs::std_msgs::msg::Header {
-            frame_id: "b".into(),
-            ..Default::default()
-        },
-        height: 1,
-        fields: vec![PointField::new("v", 0, PointField::UINT8)],
-        point_step: 1,
-        is_dense: true,
-        ..Default::default()
-    };
-    let data_len = payload.saturating_sub(shape.shape_len(0));
-    shape.width = data_len as u32;
-    shape.row_step = data_len as u32;
-    (shape, data_len)
-}
-
 /// Waits until `expected` subscribers announced themselves.
 async fn wait_for_subscribers(session: &zenoh::Session, args: &RoleArgs) -> anyhow::Result<()> {
     let deadline = Instant::now() + args.timeout;
@@ -139,7 +119,7 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         ..shape.clone()
     };
     let report = publish_paced(&args, async |i| {
-        if matches!(args.mode, Mode::ShmLoan | Mode::Lane) {
+        if args.mode.loans() {
             let mut loan = publisher.loan(&shape, data_len).await;
             loan.data_mut().fill(i as u8); // the producer writes its data in place (not timed)
             loan.set_stamp(Time::from_nanos(mono_ns()));
@@ -161,20 +141,32 @@ async fn zshm_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zshm_session(&args).await?;
     let node = Node::new(&session, "bench_sub", NodeOptions::default()).await?;
     let (tx, rx) = flume::unbounded();
+    // The inline modes run the callback on zenoh's receive thread, as plain zenoh does.
+    let options = if args.mode.inline() {
+        SubscriptionOptions::default().inline()
+    } else {
+        SubscriptionOptions::default()
+    };
     let _subscription = node
-        .create_subscription::<PointCloud2>(&topic(&args), QosProfile::keep_last(16), move |msg| {
-            let view = msg.view();
-            let touched = view.data.first().copied().unwrap_or(0) ^ view.data.last().copied().unwrap_or(0);
-            std::hint::black_box(touched);
-            let at_ns = mono_ns();
-            let _ = tx.send(Arrival {
-                at_ns,
-                sent_ns: view.header.stamp.as_nanos(),
-                seq: msg.sequence_number() as u64,
-                shm: msg.is_shm(),
-                lane: msg.path() == zshm::raw::DataPath::Lane,
-            });
-        })
+        .create_subscription_with::<PointCloud2>(
+            &topic(&args),
+            QosProfile::keep_last(16),
+            options,
+            move |msg| {
+                let view = msg.view();
+                let touched =
+                    view.data.first().copied().unwrap_or(0) ^ view.data.last().copied().unwrap_or(0);
+                std::hint::black_box(touched);
+                let at_ns = mono_ns();
+                let _ = tx.send(Arrival {
+                    at_ns,
+                    sent_ns: view.header.stamp.as_nanos(),
+                    seq: msg.sequence_number() as u64,
+                    shm: msg.is_shm(),
+                    lane: msg.path() == zshm::raw::DataPath::Lane,
+                });
+            },
+        )
         .await?;
     let _token = session
         .zenoh()

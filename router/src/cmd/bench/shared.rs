@@ -1,8 +1,12 @@
 //! What the benchmark's processes share: the flags `zshm bench` starts each role with
-//! ([`RoleArgs`]), the reports the roles print and `zshm bench` reads back, the paced publishing
-//! loop every publisher runs, and the collection every subscriber runs.
+//! ([`RoleArgs`]), the reports the roles print and `zshm bench` reads back, the message they
+//! send ([`cloud_shape`]), the paced publishing loop every publisher runs, and the collection
+//! every subscriber runs.
 
 use std::time::Duration;
+
+use zshm::msgs::LoanableMessage;
+use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
 
 use super::plan::Mode;
 use crate::cli;
@@ -194,4 +198,23 @@ impl Collector {
         self.report.peak_rss_bytes = zshm::tools::usage::peak_rss_bytes();
         self.report
     }
+}
+
+/// A cloud of `payload` serialized bytes: one `uint8` field per point.
+pub fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
+    let mut shape = PointCloud2 {
+        header: zshm::msgs::std_msgs::msg::Header {
+            frame_id: "b".into(),
+            ..Default::default()
+        },
+        height: 1,
+        fields: vec![PointField::new("v", 0, PointField::UINT8)],
+        point_step: 1,
+        is_dense: true,
+        ..Default::default()
+    };
+    let data_len = payload.saturating_sub(shape.shape_len(0));
+    shape.width = data_len as u32;
+    shape.row_step = data_len as u32;
+    (shape, data_len)
 }

@@ -1,0 +1,316 @@
+//! What the topics sweep's node processes share, whatever their transport: their flags
+//! ([`NodeArgs`]), the report each prints and the bench reads back ([`NodeReport`]), the
+//! publishing loop ([`publish_ticks`]) and the count of what arrived ([`Tally`], [`collect`]).
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::super::plan::Mode;
+use super::layout::{CLOUD_HZ, NODES, RATE_HZ, Topic, WARMUP_SECONDS, layout};
+use crate::cli;
+use crate::support::out::outln;
+use crate::support::shutdown;
+use crate::support::ticker::{MissedTickBehavior, Ticker};
+
+/// After its own last message, how long a node still waits for the others' (their clocks
+/// started within a discovery round of its own).
+pub const GRACE: Duration = Duration::from_secs(3);
+
+/// `zshm bench-node`: one node process of the topics sweep, started by `zshm bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct NodeArgs {
+    /// Transport mode.
+    #[arg(long, value_enum)]
+    pub mode: Mode,
+    /// Case id, shared by the case's processes.
+    #[arg(long)]
+    pub case: String,
+    /// This node's index, from 0 (the layout has 10 nodes).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..NODES as u64))]
+    pub index: u64,
+    /// Small topics of the case.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub topics: u64,
+    /// Measured seconds.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub seconds: u64,
+    /// The router.
+    #[arg(short = 'e', long)]
+    pub connect: String,
+    /// Seconds before giving up on the other nodes.
+    #[arg(long, value_parser = cli::seconds)]
+    pub timeout: Duration,
+}
+
+impl NodeArgs {
+    /// This node's index.
+    pub fn index(&self) -> usize {
+        // The parser caps it below NODES.
+        self.index as usize
+    }
+
+    /// The topics this node publishes.
+    pub fn published(&self) -> Vec<Topic> {
+        layout(self.topics as usize)
+            .into_iter()
+            .filter(|t| t.publisher == self.index())
+            .collect()
+    }
+
+    /// The topics this node subscribes to.
+    pub fn read(&self) -> Vec<Topic> {
+        layout(self.topics as usize)
+            .into_iter()
+            .filter(|t| t.subscribers.contains(&self.index()))
+            .collect()
+    }
+
+    /// The prefix of the case's names (keys, topics, services).
+    pub fn prefix(&self) -> String {
+        format!("zshm-bench/{}", self.case)
+    }
+}
+
+/// What a node reports.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct NodeReport {
+    /// The node.
+    pub index: usize,
+    /// Measured messages it received, over its subscriptions.
+    pub received: u64,
+    /// Measured messages it should have received.
+    pub expected: u64,
+    /// Latency of each received measured message, ns.
+    pub latencies_ns: Vec<i64>,
+    /// Its threads at the end of the measured window (`/proc/self/status`).
+    pub threads: u64,
+    /// Its resident memory then, bytes.
+    pub rss_bytes: u64,
+    /// Its CPU seconds over the measured window.
+    pub cpu_seconds: f64,
+    /// When its measured publishing began and ended (CLOCK_MONOTONIC ns).
+    pub window_start_ns: i64,
+    /// See `window_start_ns`.
+    pub window_end_ns: i64,
+}
+
+/// One message a subscription of the node received.
+#[derive(Debug, Clone, Copy)]
+pub struct Delivery {
+    /// The subscription: its position in [`NodeArgs::read`].
+    pub slot: usize,
+    /// The message's sequence number, from 1.
+    pub seq: u64,
+    /// When it was published (CLOCK_MONOTONIC ns).
+    pub sent_ns: i64,
+    /// When its callback had it (CLOCK_MONOTONIC ns).
+    pub at_ns: i64,
+}
+
+/// The measured messages of each subscription, each counted once.
+#[derive(Debug)]
+pub struct Tally {
+    subscriptions: Vec<Window>,
+    latencies_ns: Vec<i64>,
+    received: u64,
+    expected: u64,
+}
+
+#[derive(Debug)]
+struct Window {
+    warmup: u64,
+    seen: Vec<bool>,
+}
+
+impl Tally {
+    /// A tally for `read`, measured over `seconds`.
+    pub fn new(read: &[Topic], seconds: u64) -> Self {
+        let subscriptions: Vec<Window> = read
+            .iter()
+            .map(|t| Window {
+                warmup: t.warmup(),
+                seen: vec![false; t.count(seconds) as usize],
+            })
+            .collect();
+        let expected = subscriptions.iter().map(|w| w.seen.len() as u64).sum();
+        Self {
+            subscriptions,
+            latencies_ns: Vec::new(),
+            received: 0,
+            expected,
+        }
+    }
+
+    /// Counts a delivery once if it is measured; true once every measured message arrived.
+    pub fn record(&mut self, d: Delivery) -> bool {
+        if let Some(window) = self.subscriptions.get_mut(d.slot)
+            && d.seq > window.warmup
+            && let Some(seen) = window.seen.get_mut((d.seq - window.warmup - 1) as usize)
+            && !*seen
+        {
+            *seen = true;
+            self.received += 1;
+            self.latencies_ns.push(d.at_ns - d.sent_ns);
+        }
+        self.is_complete()
+    }
+
+    /// Whether every measured message arrived.
+    pub fn is_complete(&self) -> bool {
+        self.received >= self.expected
+    }
+}
+
+/// Gathers deliveries until every measured one arrived, `deadline`, or a signal.
+pub async fn collect(rx: flume::Receiver<Delivery>, mut tally: Tally, deadline: Instant) -> Tally {
+    let until = tokio::time::sleep_until(deadline.into());
+    tokio::pin!(until);
+    let mut signal = std::pin::pin!(shutdown::signal());
+    while !tally.is_complete() {
+        tokio::select! {
+            delivery = rx.recv_async() => match delivery {
+                Ok(d) => { tally.record(d); }
+                Err(_) => break,
+            },
+            _ = &mut until => break,
+            _ = &mut signal => break,
+        }
+    }
+    tally
+}
+
+/// Publishes the node's topics, each at its rate, for the warm-up and `seconds`: on tick `k` of
+/// the 100 Hz clock every small topic sends message `k + 1`, the cloud every tenth tick.
+/// `publish(slot, seq)` sends message `seq` of topic `published[slot]`; `start` gets the
+/// beginning of the measured window (CLOCK_MONOTONIC ns).
+pub async fn publish_ticks(
+    published: &[Topic],
+    seconds: u64,
+    start: &AtomicI64,
+    mut publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    // Burst keeps the average rate when a tick was late: the sweep compares rates.
+    let mut ticker = Ticker::new(RATE_HZ as f64, MissedTickBehavior::Burst);
+    let warmup_ticks = RATE_HZ * WARMUP_SECONDS;
+    let cloud_every = RATE_HZ / CLOUD_HZ;
+    start.store(mono_ns(), Ordering::Relaxed);
+    for k in 0..RATE_HZ * (WARMUP_SECONDS + seconds) {
+        if shutdown::unless_signalled(ticker.tick()).await.is_none() {
+            break;
+        }
+        if k == warmup_ticks {
+            start.store(mono_ns(), Ordering::Relaxed);
+        }
+        for (slot, topic) in published.iter().enumerate() {
+            if !topic.is_cloud() {
+                publish(slot, k + 1).await?;
+            } else if k % cloud_every == 0 {
+                publish(slot, k / cloud_every + 1).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the host.
+pub fn mono_ns() -> i64 {
+    super::super::shared::mono_ns()
+}
+
+/// Threads and resident bytes of this process now, from `/proc/self/status` (0 if unknown).
+pub fn threads_and_rss() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (field("Threads:"), field("VmRSS:") * 1024)
+}
+
+/// Runs the node's measured part once its subscriptions and publishers are in place: prints
+/// `ready`, publishes and collects at once, then prints the report and waits for the bench to
+/// stop it (so its publishers stay until every node has its messages).
+pub async fn measure(
+    args: &NodeArgs,
+    rx: flume::Receiver<Delivery>,
+    publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let published = args.published();
+    let tally = Tally::new(&args.read(), args.seconds);
+    let deadline = Instant::now() + Duration::from_secs(WARMUP_SECONDS + args.seconds) + GRACE;
+    let cpu_start = zshm::tools::usage::cpu_seconds();
+    let (start, end) = (AtomicI64::new(0), AtomicI64::new(0));
+    // A publisher that cannot keep up blocks in its loan or its put (a full pool, a full
+    // queue); the node then stops publishing at the deadline, or on a signal, and reports what
+    // arrived: a lossy case is a result.
+    let publishing = async {
+        let ticks = tokio::time::timeout_at(
+            deadline.into(),
+            publish_ticks(&published, args.seconds, &start, publish),
+        );
+        let outcome = shutdown::unless_signalled(ticks).await;
+        end.store(mono_ns(), Ordering::Relaxed);
+        match outcome {
+            Some(Ok(published)) => published,
+            Some(Err(_)) => {
+                tracing::warn!(
+                    "node {}: publishing did not keep up; stopped at the deadline",
+                    args.index()
+                );
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    };
+    let (published, tally) = tokio::join!(publishing, collect(rx, tally, deadline));
+    published?;
+    let (window_start_ns, window_end_ns) = (start.load(Ordering::Relaxed), end.load(Ordering::Relaxed));
+    let (threads, rss_bytes) = threads_and_rss();
+    let report = NodeReport {
+        index: args.index(),
+        received: tally.received,
+        expected: tally.expected,
+        latencies_ns: tally.latencies_ns,
+        threads,
+        rss_bytes,
+        cpu_seconds: zshm::tools::usage::cpu_seconds() - cpu_start,
+        window_start_ns,
+        window_end_ns,
+    };
+    outln!("{}", serde_json::to_string(&report)?);
+    let _ = tokio::time::timeout(args.timeout, shutdown::signal()).await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::layout;
+    use super::*;
+
+    #[test]
+    fn a_tally_counts_measured_messages_once() {
+        let topics = layout(10);
+        let read = vec![topics[0].clone()];
+        let mut tally = Tally::new(&read, 1);
+        let warmup = topics[0].warmup();
+        let d = |seq| Delivery {
+            slot: 0,
+            seq,
+            sent_ns: 0,
+            at_ns: 5,
+        };
+        assert!(!tally.record(d(warmup))); // warm-up: not counted
+        assert!(!tally.record(d(warmup + 1)));
+        assert!(!tally.record(d(warmup + 1))); // a duplicate
+        assert!(!tally.record(d(warmup + 101))); // past the window
+        assert_eq!((tally.received, tally.expected), (1, 100));
+        for seq in warmup + 2..=warmup + 100 {
+            tally.record(d(seq));
+        }
+        assert!(tally.is_complete());
+        assert_eq!(tally.latencies_ns.len(), 100);
+    }
+}
