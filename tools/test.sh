@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 
 # The SHM-fallback tests use util-linux (unshare, setpriv, prlimit, nsenter) and mount; the metrics
 # tests use promtool and a real Prometheus server (Debian package prometheus); the systemd unit is
-# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2).
+# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2); the
+# status page is loaded in headless Chromium (Debian package chromium; never a browser from npm).
 missing=()
-for tool in unshare setpriv prlimit mount python3 promtool prometheus systemd-analyze ip nsenter openssl; do
+for tool in unshare setpriv prlimit mount python3 promtool prometheus systemd-analyze ip nsenter openssl chromium; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -18,9 +19,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -q
     # The package's service is not started: tests run their own Prometheus on a free port.
     apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv prometheus \
-      systemd iproute2 openssl
+      systemd iproute2 openssl chromium
   else
-    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3 and prometheus" >&2
+    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3, prometheus and chromium" >&2
     exit 1
   fi
 fi

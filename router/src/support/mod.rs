@@ -3,11 +3,13 @@
 //! it back. Nothing here imports from `cmd`.
 
 pub mod children;
+pub mod conn_guard;
 pub mod metrics_http;
 pub mod out;
 pub mod scrape;
 pub mod session;
 pub mod shutdown;
+pub mod status_page;
 pub mod ticker;
 
 /// `.context(...)` for zenoh's results: zenoh's error is a boxed `dyn Error`, which does not
