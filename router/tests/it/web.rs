@@ -137,7 +137,6 @@ fn row_cells(dom: &str, first: &str) -> Option<Vec<String>> {
         row.split("</td>")
             .filter_map(|cell| cell.rsplit('>').next())
             .map(str::to_owned)
-            .filter(|c| !c.is_empty() || true)
             .collect(),
     )
 }
