@@ -600,18 +600,59 @@ impl InterfaceSet {
         crate::hash::type_hash(self, name)
     }
 
-    /// The message definition in the concatenated form ROS tools use (`ros2msg` schemas in
-    /// MCAP, `gendeps`): the type's own text, then each referenced message's text after a line of
-    /// 80 `=` and `MSG: pkg/Name`.
+    /// The message definition in the concatenated form rosbag2 writes into `ros2msg` schemas
+    /// (`LocalMessageDefinitionSource::get_full_text` in rosbag2_cpp): the type's own text as its
+    /// file has it, then, depth first, each message it uses that has not appeared yet, in the
+    /// order of their `pkg/Name` strings, each preceded by a newline, a line of 80 `=` and
+    /// `MSG: pkg/Name`.
     pub fn concatenated_definition(&self, name: &TypeName) -> Result<String, InterfaceError> {
-        let mut out = self.message_text(name)?;
-        for referenced in self.referenced_types(name)? {
-            out.push_str(&"=".repeat(80));
-            out.push('\n');
-            out.push_str(&format!("MSG: {}/{}\n", referenced.package, referenced.name));
-            out.push_str(&self.message_text(&referenced)?);
+        let mut seen = BTreeSet::new();
+        self.append_definition(name, &mut seen, 0)
+    }
+
+    fn append_definition(
+        &self,
+        name: &TypeName,
+        seen: &mut BTreeSet<String>,
+        depth: usize,
+    ) -> Result<String, InterfaceError> {
+        let mut out = self.raw_message_text(name)?;
+        let fields = self
+            .description_fields(name)
+            .ok_or_else(|| InterfaceError::Unknown {
+                type_name: name.to_string(),
+            })?;
+        // rosbag2 keeps a message's dependencies in a `std::set<std::string>`: sorted, once each.
+        let mut dependencies = std::collections::BTreeMap::new();
+        for field in fields {
+            if let BaseType::Nested(nested) = &field.ty.base {
+                dependencies.insert(format!("{}/{}", nested.package, nested.name), nested.clone());
+            }
+        }
+        // Definitions are finite and acyclic; the bound only guards against a broken set.
+        if depth > 64 {
+            return Err(InterfaceError::Unknown {
+                type_name: name.to_string(),
+            });
+        }
+        for (short, nested) in dependencies {
+            if seen.insert(short.clone()) {
+                out.push('\n');
+                out.push_str(&"=".repeat(80));
+                out.push_str(&format!("\nMSG: {short}\n"));
+                out.push_str(&self.append_definition(&nested, seen, depth + 1)?);
+            }
         }
         Ok(out)
+    }
+
+    /// A message's text exactly as its `.msg` file has it; for a type without a file, the text
+    /// [`message_text`](Self::message_text) writes.
+    fn raw_message_text(&self, name: &TypeName) -> Result<String, InterfaceError> {
+        match self.messages.get(name).map(|def| &def.source) {
+            Some(Source::File { encoding, text }) if *encoding != "idl" => Ok(text.clone()),
+            _ => self.message_text(name),
+        }
     }
 
     /// A message's definition text: its file for a `.msg` type, else its fields and constants

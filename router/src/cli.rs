@@ -147,6 +147,21 @@ pub struct GraphArgs {
     pub json: bool,
 }
 
+/// `zshm topic hz` and `zshm topic bw`: where to listen, and when to stop.
+#[derive(Debug, Args)]
+pub struct TopicStreamArgs {
+    /// Config file, endpoints and shared memory.
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// ROS domain (default: $ROS_DOMAIN_ID, else 0).
+    #[arg(long)]
+    pub domain: Option<u32>,
+    /// Stop after this many messages, printing the statistics of the last window once more
+    /// (0: never).
+    #[arg(short = 'n', long, default_value_t = 0)]
+    pub count: u64,
+}
+
 /// The longest duration a flag accepts: one year, far beyond any run, far below what
 /// `Duration` and tokio's timers can hold.
 pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;

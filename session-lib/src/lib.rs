@@ -40,7 +40,7 @@
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
 //! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
-//! [`cdr`], [`msgs`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
+//! [`cdr`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
 //! the benchmarks, not nodes.
 
 #![deny(missing_docs)]
@@ -63,6 +63,8 @@ pub mod cdr;
 
 pub mod msgs;
 
+pub mod dynamic;
+
 pub mod ros;
 
 pub mod telemetry;
@@ -81,6 +83,9 @@ pub fn is_bad_input(err: &(dyn std::error::Error + 'static)) -> bool {
         return true;
     }
     if let Some(err) = err.downcast_ref::<OpenError>() {
+        return err.is_bad_input();
+    }
+    if let Some(err) = err.downcast_ref::<dynamic::DynamicError>() {
         return err.is_bad_input();
     }
     if let Some(err) = err.downcast_ref::<ros::NodeError>() {

@@ -2,6 +2,7 @@
 //! to its `run`, like zenoh's examples. What several commands share is in `crate::cli` (flags)
 //! and `crate::support` (helpers).
 
+mod bag;
 pub mod bench;
 mod cam_latency;
 mod cam_pub;
@@ -9,6 +10,7 @@ mod certs;
 mod demo;
 mod doctor;
 mod exporter;
+mod interface;
 mod listener;
 mod nodes;
 mod publish;
@@ -16,6 +18,7 @@ mod router;
 mod shm_clean;
 mod subscribe;
 mod talker;
+mod topic;
 mod topics;
 mod traffic;
 
@@ -50,8 +53,12 @@ pub enum Command {
     Talker(talker::Args),
     /// Print the std_msgs/String messages of a topic like ROS's demo listener.
     Listener(listener::Args),
-    /// List the ROS topics the graph announces (like `ros2 topic list -t`).
+    /// List the ROS topics with their types and counts (the older form of `zshm topic list`).
     Topics(GraphArgs),
+    /// The ROS topics: list, info, hz, bw, echo, pub (like `ros2 topic`), for any known type.
+    Topic(topic::Args),
+    /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
+    Interface(interface::Args),
     /// List the ROS nodes the graph announces (like `ros2 node list`).
     Nodes(GraphArgs),
     /// A simulated depth camera: publishes PointCloud2 (and optionally Image) in place in SHM.
@@ -70,6 +77,8 @@ pub enum Command {
     Doctor(doctor::Args),
     /// Measure point-cloud latency over TCP, then through shared memory, and compare (no setup).
     Demo(demo::Args),
+    /// Record, inspect and play rosbag2 bags (MCAP), like `ros2 bag`.
+    Bag(bag::Args),
     /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
     Bench(bench::Args),
     /// One process of a benchmark case (started by `zshm bench`).
@@ -95,6 +104,8 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Talker(args) => talker::run(args).await,
         Command::Listener(args) => listener::run(args).await,
         Command::Topics(args) => topics::run(args).await,
+        Command::Topic(args) => topic::run(args).await,
+        Command::Interface(args) => interface::run(args).await,
         Command::Nodes(args) => nodes::run(args).await,
         Command::CamPub(args) => cam_pub::run(args).await,
         Command::CamLatency(args) => cam_latency::run(args).await,
@@ -104,6 +115,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Certs(args) => certs::run(args),
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
+        Command::Bag(args) => bag::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
     }

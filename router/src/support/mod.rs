@@ -1,9 +1,10 @@
 //! What the subcommands share that is not a command: opening sessions from the common flags,
-//! waiting for SIGINT/SIGTERM, pacing loops, child processes, the metrics endpoint and reading
-//! it back. Nothing here imports from `cmd`.
+//! the graph for the `topic` commands, waiting for SIGINT/SIGTERM, pacing loops, child processes,
+//! the metrics endpoint with its status page, and reading it back. Nothing here imports from `cmd`.
 
 pub mod children;
 pub mod conn_guard;
+pub mod graph;
 pub mod metrics_http;
 pub mod out;
 pub mod scrape;

@@ -24,6 +24,11 @@ Modes (each prints ONE JSON object on stdout and exits 0 iff all went well):
   talk     wait for a matching MS token, then publish `Hello from Python: k`;
   garbage  publish samples a conforming subscriber must drop (no attachment,
            a 10-byte attachment, a truncated CDR payload).
+  receive  subscribe to --type (any type rosbags' Jazzy store has, hash from
+           rosbags), deserialize each sample with rosbags, serialize it again and
+           report whether the bytes are identical, with the decoded values;
+  send     publish a fixed sample of --type (Twist, Odometry, TFMessage,
+           LaserScan, PointCloud2 of 7 MB), serialized by rosbags.
 
 Run it (against a router listening on tcp/127.0.0.1:7447):
   python3 -m venv .venv && .venv/bin/pip install -r router/tests/interop/requirements.txt
@@ -137,14 +142,14 @@ class RosPeer:
         value, self.counter = self.counter, self.counter + 1
         return value
 
-    def data_key(self, topic):
-        return f"{self.domain}/{topic.strip('/')}/{STRING_TYPE}/{STRING_HASH}"
+    def data_key(self, topic, dds_type=STRING_TYPE, type_hash=STRING_HASH):
+        return f"{self.domain}/{topic.strip('/')}/{dds_type}/{type_hash}"
 
-    def declare_endpoint(self, kind, topic):
-        """Declare an MP/MS token for a std_msgs/String topic; returns (token, gid)."""
+    def declare_endpoint(self, kind, topic, dds_type=STRING_TYPE, type_hash=STRING_HASH):
+        """Declare an MP/MS token for a topic (std_msgs/String by default); returns (token, gid)."""
         token = (
             f"@ros2_lv/{self.prefix}/{self.nid}/{self._next_id()}/{kind}/{self.node_suffix}/"
-            f"{mangle('/' + topic.strip('/'))}/{STRING_TYPE}/{STRING_HASH}/{DEFAULT_QOS}"
+            f"{mangle('/' + topic.strip('/'))}/{dds_type}/{type_hash}/{DEFAULT_QOS}"
         )
         self.tokens.append(self.session.liveliness().declare_token(token))
         return token, gid_of(token)
@@ -153,13 +158,13 @@ class RosPeer:
         replies = self.session.liveliness().get(f"@ros2_lv/{self.domain}/**", timeout=timeout)
         return sorted({str(r.ok.key_expr) for r in replies if r.ok is not None})
 
-    def endpoints(self, tokens, kind, topic):
-        """The tokens of `kind` (MP/MS) on `topic` with the String type, from other sessions."""
+    def endpoints(self, tokens, kind, topic, dds_type=STRING_TYPE, type_hash=STRING_HASH):
+        """The tokens of `kind` (MP/MS) on `topic` with that type, from other sessions."""
         found = []
         for token in tokens:
             f = parse_token(token)
             if (f and f["kind"] == kind and f["zid"] != self.zid and f.get("topic") == mangle("/" + topic.strip("/"))
-                    and f.get("type") == STRING_TYPE and f.get("hash") == STRING_HASH):
+                    and f.get("type") == dds_type and f.get("hash") == type_hash):
                 found.append(token)
         return found
 
@@ -251,22 +256,22 @@ def listen(args):
     return emit(result, not errors)
 
 
-def wait_for_subscribers(peer, topic, deadline):
+def wait_for_subscribers(peer, topic, deadline, *type_key):
     """Poll liveliness until an MS token for `topic` shows up (rmw_zenoh's discovery)."""
     while time.monotonic() < deadline:
-        found = peer.endpoints(peer.query_tokens(timeout=1.0), "MS", topic)
+        found = peer.endpoints(peer.query_tokens(timeout=1.0), "MS", topic, *type_key)
         if found:
             return found
         time.sleep(0.2)
     return []
 
 
-def linger(peer, topic, subscribers, deadline):
+def linger(peer, topic, subscribers, deadline, *type_key):
     """Stay up until those subscribers' tokens are gone (or the deadline), at least 1 s."""
     deadline = max(deadline, time.monotonic() + 1.0)
     time.sleep(0.5)
     while time.monotonic() < deadline:
-        if not set(subscribers) & set(peer.endpoints(peer.query_tokens(timeout=1.0), "MS", topic)):
+        if not set(subscribers) & set(peer.endpoints(peer.query_tokens(timeout=1.0), "MS", topic, *type_key)):
             return True
         time.sleep(0.2)
     return False
@@ -321,10 +326,134 @@ def garbage(args):
     return emit({"published": args.count}, True)
 
 
+# ---------------------------------------------------------------- any type, through rosbags
+def typestore():
+    from rosbags.typesys import Stores, get_typestore  # only these modes need rosbags
+    return get_typestore(Stores.ROS2_JAZZY)
+
+
+def type_key(ts, type_name):
+    """(DDS name, RIHS01 hash) of `pkg/msg/Type`, as rmw_zenoh puts them in key expressions."""
+    pkg, ns, name = type_name.split("/")
+    return f"{pkg}::{ns}::dds_::{name}_", ts.hash_rihs01(type_name)
+
+
+def to_plain(obj):
+    """A rosbags message as JSON-able data: dicts in field order, arrays as lists."""
+    import dataclasses
+    import numpy as np
+    if dataclasses.is_dataclass(obj):
+        return {f.name: to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "__msgtype__"}
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def receive(args):
+    ts = typestore()
+    dds_type, type_hash = type_key(ts, args.type)
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_receiver", settings=args.set)
+    inbox = queue.Queue()
+    subscriber = peer.session.declare_subscriber(
+        peer.data_key(args.topic, dds_type, type_hash),
+        lambda s: inbox.put((s.payload.to_bytes(), s.attachment.to_bytes() if s.attachment is not None else None)))
+    peer.declare_endpoint("MS", args.topic, dds_type, type_hash)
+    messages, errors = [], []
+    while len(messages) < args.count:
+        try:
+            payload, attachment = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            errors.append(f"timed out after {args.timeout}s with {len(messages)}/{args.count} messages")
+            break
+        try:
+            decode_attachment(attachment)
+            msg = ts.deserialize_cdr(payload, args.type)
+            again = bytes(ts.serialize_cdr(msg, args.type))
+        except Exception as e:  # noqa: BLE001  report, do not crash
+            errors.append(f"{type(e).__name__}: {e}")
+            continue
+        if again != payload:
+            errors.append(f"rosbags re-serialized {again.hex()} from {payload.hex()}")
+        messages.append({"cdr": payload.hex(), "value": to_plain(msg)})
+    subscriber.undeclare()
+    peer.close()
+    return emit({"received": len(messages), "messages": messages, "ok": not errors, "errors": errors}, not errors)
+
+
+def sample_message(ts, type_name):
+    """The fixed sample `send` publishes (values exact in binary, so printed text is predictable)."""
+    import numpy as np
+    T = ts.types
+    Time, Header = T["builtin_interfaces/msg/Time"], T["std_msgs/msg/Header"]
+    Vector3, Quaternion = T["geometry_msgs/msg/Vector3"], T["geometry_msgs/msg/Quaternion"]
+    header = Header(stamp=Time(sec=12, nanosec=345), frame_id="odom")
+    twist = T["geometry_msgs/msg/Twist"](linear=Vector3(x=0.5, y=0.0, z=0.0), angular=Vector3(x=0.0, y=0.0, z=-1.25))
+    if type_name == "geometry_msgs/msg/Twist":
+        return twist
+    if type_name == "nav_msgs/msg/Odometry":
+        pose = T["geometry_msgs/msg/Pose"](position=T["geometry_msgs/msg/Point"](x=1.5, y=-2.0, z=0.0),
+                                           orientation=Quaternion(x=0.0, y=0.0, z=0.0, w=1.0))
+        cov = np.zeros(36, dtype=np.float64)
+        cov[0] = 0.25
+        return T["nav_msgs/msg/Odometry"](
+            header=header, child_frame_id="base_link",
+            pose=T["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=cov),
+            twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=np.zeros(36, dtype=np.float64)))
+    if type_name == "tf2_msgs/msg/TFMessage":
+        transform = T["geometry_msgs/msg/Transform"](translation=Vector3(x=1.0, y=2.0, z=0.0),
+                                                     rotation=Quaternion(x=0.0, y=0.0, z=0.0, w=1.0))
+        return T["tf2_msgs/msg/TFMessage"](transforms=[T["geometry_msgs/msg/TransformStamped"](
+            header=header, child_frame_id="base_link", transform=transform)])
+    if type_name == "sensor_msgs/msg/LaserScan":
+        return T["sensor_msgs/msg/LaserScan"](
+            header=Header(stamp=Time(sec=12, nanosec=345), frame_id="laser"), angle_min=-1.5, angle_max=1.5,
+            angle_increment=0.015625, time_increment=0.0, scan_time=0.125, range_min=0.25, range_max=30.0,
+            ranges=np.array([1.0 + 0.25 * i for i in range(200)], dtype=np.float32),
+            intensities=np.array([], dtype=np.float32))
+    if type_name == "sensor_msgs/msg/PointCloud2":
+        PointField = T["sensor_msgs/msg/PointField"]
+        width = 640 * 480
+        fields = [PointField(name=n, offset=4 * i, datatype=7, count=1) for i, n in enumerate("xyz")]
+        return T["sensor_msgs/msg/PointCloud2"](
+            header=Header(stamp=Time(sec=12, nanosec=345), frame_id="camera"), height=1, width=width,
+            fields=fields, is_bigendian=False, point_step=24, row_step=24 * width,
+            data=(np.arange(24 * width) % 251).astype(np.uint8), is_dense=True)
+    raise SystemExit(f"send: no sample for {type_name}")
+
+
+def send(args):
+    ts = typestore()
+    dds_type, type_hash = type_key(ts, args.type)
+    payload = bytes(ts.serialize_cdr(sample_message(ts, args.type), args.type))
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_sender", settings=args.set)
+    publisher = peer.session.declare_publisher(peer.data_key(args.topic, dds_type, type_hash))
+    _token, gid = peer.declare_endpoint("MP", args.topic, dds_type, type_hash)
+    subscribers = wait_for_subscribers(peer, args.topic, deadline, dds_type, type_hash)
+    if not subscribers:
+        peer.close()
+        return emit({"published": 0, "ok": False, "errors": [f"no MS token for {args.topic} within {args.timeout}s"]},
+                    False)
+    for k in range(1, args.count + 1):
+        publisher.put(payload, attachment=encode_attachment(k, time.time_ns(), gid))
+        if k < args.count:
+            time.sleep(1.0 / args.rate)
+    left = linger(peer, args.topic, subscribers, deadline, dds_type, type_hash)
+    publisher.undeclare()
+    peer.close()
+    return emit({"published": args.count, "bytes": len(payload), "subscriber_left": left, "ok": True}, True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     modes = parser.add_subparsers(dest="mode", required=True)
-    for name, func in (("listen", listen), ("talk", talk), ("garbage", garbage)):
+    for name, func in (("listen", listen), ("talk", talk), ("garbage", garbage), ("receive", receive),
+                       ("send", send)):
         p = modes.add_parser(name)
         p.set_defaults(func=func)
         p.add_argument("--connect", required=True, help="router endpoint, e.g. tcp/127.0.0.1:7447")
@@ -334,10 +463,12 @@ def main(argv=None):
         p.add_argument("--timeout", type=float, default=30.0, help="seconds before giving up")
         p.add_argument("--set", action="append", default=[], metavar="KEY=JSON5",
                        help="a config setting, e.g. transport/auth/usrpwd/user=\"alice\" (repeatable)")
+        if name in ("receive", "send"):
+            p.add_argument("--type", required=True, help="pkg/msg/Type, e.g. geometry_msgs/msg/Twist")
         if name == "listen":
             p.add_argument("--joins-late", action="store_true",
                            help="the talker is already running: sequence numbers start where we join")
-        else:
+        elif name != "receive":
             p.add_argument("--rate", type=float, default=10.0, help="messages per second")
     args = parser.parse_args(argv)
     return args.func(args)

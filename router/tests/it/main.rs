@@ -3,6 +3,8 @@
 
 mod support;
 
+// `zshm bag record | info | play` against the independent rosbags package.
+mod bag;
 // Exit codes and messages for every kind of bad input.
 mod bad_input;
 // `zshm bench --quick`: the report files exist and are well-formed.
@@ -21,6 +23,12 @@ mod security;
 mod router;
 // ROS nodes between processes: talker, listener, topics, nodes.
 mod ros;
+// `zshm topic list / info / hz / bw`, like `ros2 topic`.
+mod topic;
+// `zshm topic echo` / `pub` for any type, against the Python rmw_zenoh peer and rosbags.
+mod echo_pub;
+// `zshm interface list / show / package / packages`, like `ros2 interface`.
+mod interface;
 // The workshop experience: demo, doctor, launch, systemd and compose files.
 mod workshop;
 // The data path: SHM on, TCP configs, SHM impossible, heap fallback.

@@ -97,6 +97,18 @@ impl Graph {
 /// its routes to the token holders yet. Repeating until the answer is stable gives the whole
 /// graph; an empty graph costs the full `timeout`.
 pub async fn snapshot(session: &Session, domain: u32, timeout: Duration) -> Result<Graph, zenoh::Error> {
+    let tokens = snapshot_tokens(session, domain, timeout).await?;
+    Ok(Graph::from_tokens(tokens.iter().map(String::as_str)))
+}
+
+/// The token strings behind [`snapshot`], for what needs more than the parsed graph: an entity's
+/// GID is the hash of its exact token ([`Gid::of_token`](super::gid::Gid::of_token)), which a
+/// token rebuilt from the parsed fields may not reproduce (extensions, non-default encodings).
+pub async fn snapshot_tokens(
+    session: &Session,
+    domain: u32,
+    timeout: Duration,
+) -> Result<BTreeSet<String>, zenoh::Error> {
     let deadline = tokio::time::Instant::now() + timeout;
     let mut previous: Option<BTreeSet<String>> = None;
     loop {
@@ -104,7 +116,7 @@ pub async fn snapshot(session: &Session, domain: u32, timeout: Duration) -> Resu
         let tokens = query_tokens(session, domain, remaining.max(Duration::from_millis(100))).await?;
         let stable = previous.as_ref() == Some(&tokens) && !tokens.is_empty();
         if stable || tokio::time::Instant::now() >= deadline {
-            return Ok(Graph::from_tokens(tokens.iter().map(String::as_str)));
+            return Ok(tokens);
         }
         previous = Some(tokens);
         tokio::time::sleep(ROUND_PAUSE.min(remaining)).await;

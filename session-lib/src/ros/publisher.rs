@@ -39,7 +39,7 @@ pub struct Publisher<T> {
 /// detection token and no heartbeat, and its puts are what a plain publisher sends (the session
 /// timestamps every put the same way when `timestamping` is on), so zshm declares a plain one
 /// there: the same bytes on the wire, without the advanced publisher's per-sample bookkeeping.
-fn publisher_options(qos: &QosProfile) -> PublisherOptions {
+pub(crate) fn publisher_options(qos: &QosProfile) -> PublisherOptions {
     let transient_local = qos.durability == Durability::TransientLocal;
     let reliable = qos.reliability == Reliability::Reliable;
     PublisherOptions {

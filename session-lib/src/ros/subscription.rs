@@ -123,7 +123,7 @@ impl<T> Subscription<T> {
 ///
 /// As for publishers, rmw_zenoh's advanced subscriber does nothing visible on the wire for
 /// VOLATILE (no history query, no detection token, no recovery), so zshm subscribes plainly there.
-fn subscription_options(qos: &QosProfile) -> SubscriptionOptions {
+pub(crate) fn subscription_options(qos: &QosProfile) -> SubscriptionOptions {
     SubscriptionOptions {
         advanced: (qos.durability == Durability::TransientLocal).then(|| AdvancedSubscriptionOptions {
             history_depth: Some(qos.depth() as usize),

@@ -7,6 +7,8 @@ mod reference_configs;
 mod pool;
 // CDR byte for byte against fixtures written by rosbags.
 mod cdr_fixtures;
+// Generated types against golden payloads and their definitions.
+mod generated;
 // Malformed CDR, attachments and tokens: errors, never panics.
 mod malformed;
 // Random config files, overrides and ZENOH_* variables: errors, never panics.
@@ -19,6 +21,8 @@ mod delivery;
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.
 mod lane;
+// Dynamic messages against rosbags for every shipped type, both ways.
+mod dynamic_oracle;
 
 use zshm::Session;
 use zshm::config::Environment;

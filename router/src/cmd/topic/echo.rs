@@ -1,0 +1,225 @@
+//! `zshm topic echo /t [TYPE]`: prints a topic's messages as `ros2 topic echo` does (block
+//! YAML, `---` after each message, sequences and strings longer than 128 cut with `...` unless
+//! `--full`), or one JSON line per message with `--json`.
+//!
+//! Each sample's key expression carries the type name and hash its publisher announced, so the
+//! messages are decoded by their own type (a topic with two types in the graph shows both).
+//! Without TYPE, the graph is asked once which type the topic has, for the subscription's own
+//! token; with TYPE, only that type is received. A message whose type zshm does not know (or
+//! whose hash differs from zshm's definition) is counted and shown by its size; a payload that
+//! does not decode is counted and reported once on stderr. Neither stops the echo.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use zshm::dynamic::{MessageType, YamlOptions};
+use zshm::ros::liveliness::{self, EntityKind};
+use zshm_rosidl::TypeName;
+
+use crate::cli::NodeArgs;
+use crate::support::out::outln;
+use crate::support::{ZenohContext, session, shutdown};
+
+/// `zshm topic echo`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Topic to print, e.g. /odom.
+    pub topic: String,
+    /// Message type, e.g. nav_msgs/msg/Odometry (default: the type the topic's publishers announce).
+    #[arg(value_name = "TYPE")]
+    pub type_name: Option<String>,
+    /// Print one message, then exit.
+    #[arg(long)]
+    pub once: bool,
+    /// One JSON object per line instead of YAML (never abbreviated).
+    #[arg(long)]
+    pub json: bool,
+    /// Print only this field, e.g. --field pose.pose.position.
+    #[arg(long, value_name = "a.b")]
+    pub field: Option<String>,
+    /// Print long sequences and strings whole instead of cut after 128 elements.
+    #[arg(long, alias = "full-length")]
+    pub full: bool,
+    /// How long to ask the graph for the topic's type when TYPE is not given, in seconds.
+    #[arg(long, default_value = "2", value_parser = crate::cli::seconds)]
+    pub graph_timeout: Duration,
+    /// Node flags.
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+/// What became of the samples received.
+#[derive(Debug, Default)]
+struct Counts {
+    printed: u64,
+    unknown: u64,
+    malformed: u64,
+}
+
+/// Subscribes and prints until `--once` is satisfied or a signal.
+pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let given = match &args.type_name {
+        Some(name) => Some(MessageType::shipped(name).context("cannot echo")?),
+        None => None,
+    };
+    if let (Some(ty), Some(field)) = (&given, &args.field)
+        && ty.default_value().get_path(field).is_none()
+    {
+        anyhow::bail!(crate::cli::FlagError(format!(
+            "--field {field}: {} has no such field",
+            ty.name()
+        )));
+    }
+    let node = session::open_node(&args.node, &format!("zshm_topic_echo_{}", std::process::id())).await?;
+    // The subscription's token names one type: the given one, else the first the graph shows.
+    let announced: Option<(String, String)> = match &given {
+        Some(ty) => Some((ty.name().dds_name(), ty.hash().to_owned())),
+        None => graph_type(&node, &args.topic, args.graph_timeout).await?,
+    };
+    let (dds, hash) = announced.clone().unwrap_or_else(|| ("*".into(), "*".into()));
+    let info = super::endpoint_info(&node, EntityKind::Subscription, &args.topic, &dds, &hash)?;
+    // With TYPE, that type only (any hash: a mismatch is shown, not hidden); else every type.
+    let key = match &given {
+        Some(_) => super::data_key(&info, &info.type_name, "*"),
+        None => super::data_key(&info, "*", "*"),
+    };
+    let subscription = node
+        .session()
+        .declare_subscription(&key)
+        .await
+        .context("cannot subscribe")?;
+    let _token = match announced {
+        Some(_) => Some(
+            node.session()
+                .zenoh()
+                .liveliness()
+                .declare_token(liveliness::endpoint_token(&info))
+                .await
+                .zenoh_context("cannot declare the subscription's token")?,
+        ),
+        None => {
+            tracing::warn!(topic = %info.topic, "the graph shows no publisher of this topic yet; printing any type that arrives");
+            None
+        }
+    };
+    let options = YamlOptions {
+        truncate: if args.full {
+            None
+        } else {
+            YamlOptions::default().truncate
+        },
+    };
+    let mut types: HashMap<String, Option<MessageType>> = HashMap::new();
+    let mut counts = Counts::default();
+    loop {
+        let sample = tokio::select! {
+            sample = subscription.recv() => match sample {
+                Some(sample) => sample,
+                None => break,
+            },
+            signal = shutdown::signal() => { signal?; break; }
+        };
+        let (dds_name, sample_hash) = type_of_key(sample.key_expr());
+        let ty = types
+            .entry(format!("{dds_name}/{sample_hash}"))
+            .or_insert_with(|| known_type(dds_name, sample_hash))
+            .clone();
+        let Some(ty) = ty else {
+            counts.unknown += 1;
+            if counts.unknown == 1 {
+                tracing::warn!(
+                    type_name = %dds_name,
+                    hash = %sample_hash,
+                    "messages of a type zshm does not know (or of another definition): shown by their size, counted"
+                );
+            }
+            let name =
+                TypeName::from_dds_name(dds_name).map_or_else(|| dds_name.to_owned(), |n| n.to_string());
+            outln!("<{name}: {} bytes, type unknown to zshm>", sample.payload().len());
+            outln!("---");
+            if args.once {
+                break;
+            }
+            continue;
+        };
+        let value = match ty.decode(sample.payload()) {
+            Ok(value) => value,
+            Err(err) => {
+                counts.malformed += 1;
+                if counts.malformed == 1 {
+                    tracing::warn!(
+                        "a {} message does not decode, skipped (later ones are counted): {err}",
+                        ty.name()
+                    );
+                }
+                continue;
+            }
+        };
+        let shown = match &args.field {
+            Some(field) => match value.get_path(field) {
+                Some(shown) => shown,
+                None => anyhow::bail!(crate::cli::FlagError(format!(
+                    "--field {field}: {} has no such field",
+                    ty.name()
+                ))),
+            },
+            None => &value,
+        };
+        if args.json {
+            outln!("{}", shown.to_json());
+        } else {
+            outln!("{}---", shown.to_yaml(&options));
+        }
+        counts.printed += 1;
+        if args.once {
+            break;
+        }
+    }
+    drop(_token);
+    drop(subscription);
+    if counts.unknown > 0 || counts.malformed > 0 {
+        tracing::info!(
+            printed = counts.printed,
+            unknown_type = counts.unknown,
+            malformed = counts.malformed,
+            "echo done"
+        );
+    }
+    session::close(node.session()).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The type name and hash at the end of a data key expression (`.../<dds type>/<hash>`).
+fn type_of_key(key: &str) -> (&str, &str) {
+    let mut parts = key.rsplitn(3, '/');
+    let hash = parts.next().unwrap_or("");
+    let dds = parts.next().unwrap_or("");
+    (dds, hash)
+}
+
+/// The shipped type behind a DDS name, when its hash is zshm's too.
+fn known_type(dds_name: &str, hash: &str) -> Option<MessageType> {
+    let name = TypeName::from_dds_name(dds_name)?;
+    let ty = MessageType::new(zshm_rosidl::InterfaceSet::shipped(), &name).ok()?;
+    (ty.hash() == hash).then_some(ty)
+}
+
+/// The type (DDS name and hash) the graph's publishers of `topic` announce, if any.
+async fn graph_type(
+    node: &zshm::ros::Node,
+    topic: &str,
+    timeout: Duration,
+) -> anyhow::Result<Option<(String, String)>> {
+    let topic = node.expand_topic(topic).context("bad topic name")?;
+    let graph = zshm::ros::graph::snapshot(node.session(), node.info().domain, timeout)
+        .await
+        .zenoh_context("cannot query the graph")?;
+    Ok(graph
+        .endpoints
+        .iter()
+        .filter(|e| e.topic == topic && e.kind == EntityKind::Publisher)
+        .map(|e| (e.type_name.clone(), e.type_hash.clone()))
+        .next())
+}

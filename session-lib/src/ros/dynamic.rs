@@ -1,0 +1,173 @@
+//! Endpoints for types known only by name at run time, such as the topics of a bag: the same key
+//! expressions, liveliness tokens, QoS mapping, attachments and SHM/lane path as the typed API,
+//! with the CDR bytes handled as they are (never decoded).
+//!
+//! Not for application code that knows its types: [`Node::create_publisher`] and
+//! [`Node::create_subscription`] check the type at compile time.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use super::attachment::Attachment;
+use super::gid::Gid;
+use super::liveliness::{self, EndpointInfo, EntityKind};
+use super::node::{Node, NodeError, declare_token};
+use super::qos::QosProfile;
+use crate::raw::{PublishError, RawCallbackSubscription, RawLoan, RawPublisher, RawSample};
+
+/// A message type by its names, as liveliness tokens and key expressions carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DynamicType {
+    /// The DDS name, e.g. `sensor_msgs::msg::dds_::PointCloud2_`.
+    pub dds_name: String,
+    /// The REP-2011 hash, `RIHS01_<sha256 hex>` (`TypeHashNotSupported` from Humble peers).
+    pub hash: String,
+}
+
+impl DynamicType {
+    /// The data key expression of `topic` (fully qualified) in `domain`.
+    pub fn keyexpr(&self, domain: u32, topic: &str) -> String {
+        let topic = topic.strip_prefix('/').unwrap_or(topic);
+        let topic = topic.strip_suffix('/').unwrap_or(topic);
+        format!("{domain}/{topic}/{}/{}", self.dds_name, self.hash)
+    }
+}
+
+/// Publishes already-serialized CDR messages of a [`DynamicType`] on one topic.
+#[derive(Debug)]
+pub struct DynamicPublisher {
+    raw: RawPublisher,
+    info: EndpointInfo,
+    gid: Gid,
+    sequence: AtomicI64,
+    _token: zenoh::liveliness::LivelinessToken,
+    _lane: Option<super::lane::route::PublisherLane>,
+}
+
+impl DynamicPublisher {
+    /// A writable buffer of `len` bytes in the lane or the SHM pool when possible (see
+    /// [`RawPublisher::loan`]); fill it, then [`publish_loan`](Self::publish_loan).
+    pub async fn loan(&self, len: usize) -> RawLoan {
+        self.raw.loan(len).await
+    }
+
+    /// A buffer for `len` bytes: SHM at or above the session's threshold, the heap below it.
+    pub async fn buffer(&self, len: usize) -> RawLoan {
+        self.raw.buffer(len).await
+    }
+
+    /// Publishes a filled buffer, stamped `source_timestamp` (ns since the UNIX epoch) in its
+    /// attachment, with the next sequence number.
+    pub async fn publish_loan(&self, loan: RawLoan, source_timestamp: i64) -> Result<(), PublishError> {
+        let attachment = Attachment {
+            sequence_number: self.sequence.fetch_add(1, Ordering::Relaxed) + 1,
+            source_timestamp,
+            source_gid: self.gid,
+        };
+        self.raw
+            .send(loan, &attachment.encode(), attachment.sequence_number)
+            .await
+    }
+
+    /// The endpoint as its token describes it.
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+
+    /// Waits until a subscriber matches, or `timeout` passes. Returns whether one did.
+    pub async fn wait_for_subscribers(&self, timeout: Duration) -> bool {
+        self.raw.wait_for_subscribers(timeout).await
+    }
+
+    /// Waits until no subscriber matches, or `timeout` passes.
+    pub async fn wait_for_no_subscribers(&self, timeout: Duration) -> bool {
+        self.raw.wait_for_no_subscribers(timeout).await
+    }
+}
+
+/// A subscription to a [`DynamicType`] that hands over every raw sample (payload in SHM when it
+/// came that way) and announces itself with its token while it lives.
+#[derive(Debug)]
+pub struct DynamicSubscription {
+    info: EndpointInfo,
+    _receiver: RawCallbackSubscription,
+    _token: zenoh::liveliness::LivelinessToken,
+}
+
+impl DynamicSubscription {
+    /// The endpoint as its token describes it.
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+}
+
+impl Node {
+    fn dynamic_endpoint(
+        &self,
+        kind: EntityKind,
+        topic: &str,
+        ty: &DynamicType,
+        qos: QosProfile,
+    ) -> Result<EndpointInfo, NodeError> {
+        Ok(EndpointInfo {
+            node: self.info().clone(),
+            id: self.session().next_entity_id(),
+            kind,
+            topic: self.expand_topic(topic)?,
+            type_name: ty.dds_name.clone(),
+            type_hash: ty.hash.clone(),
+            qos,
+        })
+    }
+
+    /// Creates a publisher of `ty` on `topic` (expanded for this node), as
+    /// [`create_publisher`](Node::create_publisher) does for a compiled type.
+    pub async fn create_dynamic_publisher(
+        &self,
+        topic: &str,
+        ty: &DynamicType,
+        qos: QosProfile,
+    ) -> Result<DynamicPublisher, NodeError> {
+        let info = self.dynamic_endpoint(EntityKind::Publisher, topic, ty, qos)?;
+        let key = ty.keyexpr(info.node.domain, &info.topic);
+        let mut raw = self
+            .session()
+            .declare_publisher(&key, super::publisher::publisher_options(&qos))
+            .await?;
+        let token = liveliness::endpoint_token(&info);
+        let gid = Gid::of_token(&token);
+        let lane = super::lane::route::start(self.session(), &info, gid, &key, &mut raw).await;
+        let token = declare_token(self.session(), token).await?;
+        Ok(DynamicPublisher {
+            raw,
+            info,
+            gid,
+            sequence: AtomicI64::new(0),
+            _token: token,
+            _lane: lane,
+        })
+    }
+
+    /// Subscribes to `topic` of type `ty` through zenoh (a publisher's lane keeps sending through
+    /// zenoh for it); `callback` runs on zenoh's thread for each sample and must not block.
+    pub async fn create_dynamic_subscription(
+        &self,
+        topic: &str,
+        ty: &DynamicType,
+        qos: QosProfile,
+        callback: impl Fn(RawSample) + Send + Sync + 'static,
+    ) -> Result<DynamicSubscription, NodeError> {
+        let info = self.dynamic_endpoint(EntityKind::Subscription, topic, ty, qos)?;
+        let key = ty.keyexpr(info.node.domain, &info.topic);
+        let receiver = self
+            .session()
+            .declare_callback_subscription(&key, super::subscription::subscription_options(&qos), callback)
+            .await?;
+        let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
+        Ok(DynamicSubscription {
+            info,
+            _receiver: receiver,
+            _token: token,
+        })
+    }
+}
