@@ -1,9 +1,11 @@
 //! What the subcommands share that is not a command: opening sessions from the common flags,
-//! the graph for the `topic` commands, waiting for SIGINT/SIGTERM, pacing loops, child processes,
-//! the metrics endpoint with its status page, and reading it back. Nothing here imports from `cmd`.
+//! message definitions for schemas, the graph for the `topic` commands, waiting for
+//! SIGINT/SIGTERM, pacing loops, child processes, the metrics endpoint with its status page, and
+//! reading it back. Nothing here imports from `cmd`.
 
 pub mod children;
 pub mod conn_guard;
+pub mod definitions;
 pub mod graph;
 pub mod metrics_http;
 pub mod out;
