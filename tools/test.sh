@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 
 # The SHM-fallback tests use util-linux (unshare, setpriv, prlimit, nsenter) and mount; the metrics
 # tests use promtool and a real Prometheus server (Debian package prometheus); the systemd unit is
-# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2).
+# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2); the
+# status page is loaded in headless Chromium (Debian package chromium; never a browser from npm);
+# the Foxglove endpoint is tested with the official protocol client, run with Node.js (nodejs, npm).
 missing=()
-for tool in unshare setpriv prlimit mount python3 promtool prometheus systemd-analyze ip nsenter openssl; do
+for tool in unshare setpriv prlimit mount python3 promtool prometheus systemd-analyze ip nsenter openssl chromium node npm; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -18,9 +20,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -q
     # The package's service is not started: tests run their own Prometheus on a free port.
     apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv prometheus \
-      systemd iproute2 openssl
+      systemd iproute2 openssl chromium nodejs npm
   else
-    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3 and prometheus" >&2
+    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3, prometheus, chromium and nodejs" >&2
     exit 1
   fi
 fi
@@ -31,5 +33,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/pip install -q --disable-pip-version-check -r router/tests/interop/requirements.txt
 export ZSHM_PYTHON="$PWD/.venv/bin/python"
+
+# The Foxglove test's independent client: @foxglove/ws-protocol (the official protocol client)
+# and the ws socket it runs on, from npm, under target/ (ignored by git), pinned.
+if [ ! -d target/node/node_modules/@foxglove/ws-protocol ]; then
+  npm install --prefix target/node --no-audit --no-fund @foxglove/ws-protocol@0.8.0 ws@8.23.0
+fi
+export ZSHM_NODE_MODULES="$PWD/target/node/node_modules"
 
 cargo test --workspace --release "$@"

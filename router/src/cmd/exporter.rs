@@ -4,8 +4,6 @@
 
 use std::process::ExitCode;
 
-use zshm::telemetry::exporter::Exporter;
-
 use crate::cli::SessionArgs;
 use crate::support::out::outln;
 use crate::support::{metrics_http, session, shutdown};
@@ -26,7 +24,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let session = session::open(&args.session).await?;
     let socket = metrics_http::bind(args.metrics).await?;
     outln!("zshm exporter: metrics at http://{}/metrics", socket.addr);
-    let server = metrics_http::serve(socket, Exporter::new(session.clone()));
+    let server = metrics_http::serve(socket, session.clone());
     shutdown::signal().await?;
     let _ = tokio::time::timeout(metrics_http::SCRAPE_DEADLINE, server).await;
     session::close(&session).await?;

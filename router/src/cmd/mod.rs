@@ -12,6 +12,7 @@ mod certs;
 mod demo;
 mod doctor;
 mod exporter;
+mod foxglove;
 mod interface;
 mod listener;
 mod node;
@@ -90,6 +91,8 @@ pub enum Command {
     Demo(demo::Args),
     /// Record, inspect and play rosbag2 bags (MCAP), like `ros2 bag`.
     Bag(bag::Args),
+    /// Show the live ROS topics to Foxglove: a WebSocket endpoint (ws://127.0.0.1:8765).
+    Foxglove(foxglove::Args),
     /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
     Bench(bench::Args),
     /// One process of a benchmark case (started by `zshm bench`).
@@ -134,6 +137,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
         Command::Bag(args) => bag::run(args).await,
+        Command::Foxglove(args) => foxglove::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
         Command::BenchNode(args) => bench::topics::run_node(args).await,

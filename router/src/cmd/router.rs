@@ -50,8 +50,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (metrics, server) = match socket {
         Ok(socket) => {
             let url = format!("http://{}/metrics", socket.addr);
-            let exporter = zshm::telemetry::exporter::Exporter::new(session.clone());
-            (url, Some(metrics_http::serve(socket, exporter)))
+            (url, Some(metrics_http::serve(socket, session.clone())))
         }
         Err(off) => (off, None),
     };

@@ -1,9 +1,14 @@
 //! The `/metrics` HTTP endpoint (axum) shared by `zshm router` and `zshm exporter`, hardened for
 //! a robot's network: at most [`MAX_CONNECTIONS`] connections, each closed after
-//! [`CONNECTION_LIFETIME`] (a client that opens a connection and sends nothing cannot hold it),
+//! [`CONNECTION_LIFETIME`], each request head due within [`HEAD_DEADLINE`](super::conn_guard::HEAD_DEADLINE), and at
+//! the cap the connections that have not sent a request are shed first ([`conn_guard`](super::conn_guard): half-open
+//! clients cannot keep a scrape out),
 //! at most [`MAX_CONCURRENT_SCRAPES`] scrapes gathering at once (a scrape fans out to every node;
 //! more are answered 503 at once), each bounded by [`SCRAPE_DEADLINE`], and a graceful stop on
 //! SIGINT/SIGTERM.
+//!
+//! Routes: `/metrics` (Prometheus), `/` (the status page, [`status_page`]) and `/status.json`
+//! (what the page shows). The status JSON is gathered like a scrape and shares its limits.
 
 use std::io;
 use std::net::SocketAddr;
@@ -19,12 +24,13 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use zshm::telemetry::exporter::{CONTENT_TYPE as METRICS_CONTENT_TYPE, Exporter};
 
-use super::shutdown;
+use super::conn_guard::{Guard, Guarded};
+use super::{shutdown, status_page};
 
-/// Connections served at once; more wait in the kernel's backlog.
+/// Connections served at once (see [`conn_guard`](super::conn_guard) for what happens at the cap).
 pub const MAX_CONNECTIONS: usize = 16;
 /// How long one connection may stay open, idle or not.
 pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(30);
@@ -50,10 +56,13 @@ pub async fn bind(addr: SocketAddr) -> anyhow::Result<MetricsSocket> {
     Ok(MetricsSocket { listener, addr })
 }
 
-/// Serves `exporter` at `/metrics` on `socket` in the background until SIGINT/SIGTERM; the
+/// Serves the metrics of the robot `session` sees at `/metrics`, and the status page, on `socket` in the background until SIGINT/SIGTERM; the
 /// returned handle ends once in-flight requests are answered.
-pub fn serve(socket: MetricsSocket, exporter: Exporter) -> tokio::task::JoinHandle<()> {
+pub fn serve(socket: MetricsSocket, session: zshm::Session) -> tokio::task::JoinHandle<()> {
+    let exporter = Exporter::new(session.clone());
+    let status = status_page::StatusSource::new(session, exporter.clone());
     let scrapes = Arc::new(Semaphore::new(MAX_CONCURRENT_SCRAPES));
+    let status_scrapes = scrapes.clone();
     let app = axum::Router::new()
         .route(
             "/metrics",
@@ -62,10 +71,32 @@ pub fn serve(socket: MetricsSocket, exporter: Exporter) -> tokio::task::JoinHand
                 async move { scrape(&exporter, &scrapes).await }
             }),
         )
-        .route("/", get(|| async { "zshm exporter: metrics at /metrics\n" }));
+        .route(
+            "/status.json",
+            get(move || {
+                let (status, scrapes) = (status.clone(), status_scrapes.clone());
+                async move { status_json(&status, &scrapes).await }
+            }),
+        )
+        .route(
+            "/",
+            get(|| async {
+                (
+                    [
+                        (CONTENT_TYPE, "text/html; charset=utf-8"),
+                        // The page runs its own inline script and talks to this server only.
+                        (
+                            axum::http::header::CONTENT_SECURITY_POLICY,
+                            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+                        ),
+                    ],
+                    status_page::HTML,
+                )
+            }),
+        );
     let listener = Capped {
         inner: socket.listener,
-        permits: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        guard: Guard::new("metrics endpoint", MAX_CONNECTIONS, true),
     };
     tokio::spawn(async move {
         let stop = async {
@@ -95,10 +126,32 @@ async fn scrape(exporter: &Exporter, scrapes: &Semaphore) -> axum::response::Res
     }
 }
 
-/// A listener that serves at most `permits` connections at once, each for a limited time.
+async fn status_json(status: &status_page::StatusSource, scrapes: &Semaphore) -> axum::response::Response {
+    let Ok(_permit) = scrapes.try_acquire() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "zshm: too many scrapes at once, retry later\n",
+        )
+            .into_response();
+    };
+    match tokio::time::timeout(SCRAPE_DEADLINE, status.gather()).await {
+        Ok(status) => match serde_json::to_string(&status) {
+            Ok(json) => ([(CONTENT_TYPE, "application/json")], json).into_response(),
+            Err(err) => (StatusCode::INTERNAL_SERVER_ERROR, format!("zshm: {err}\n")).into_response(),
+        },
+        Err(_) => (
+            StatusCode::GATEWAY_TIMEOUT,
+            format!("zshm: gathering took longer than {SCRAPE_DEADLINE:?}\n"),
+        )
+            .into_response(),
+    }
+}
+
+/// A listener that serves at most [`MAX_CONNECTIONS`] connections at once, each for a limited
+/// time.
 struct Capped {
     inner: TcpListener,
-    permits: Arc<Semaphore>,
+    guard: Guard,
 }
 
 impl axum::serve::Listener for Capped {
@@ -106,22 +159,17 @@ impl axum::serve::Listener for Capped {
     type Addr = SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        // The semaphore is never closed, so acquiring only waits.
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the connection semaphore is never closed");
         loop {
             match self.inner.accept().await {
                 Ok((stream, addr)) => {
-                    let io = Limited {
-                        stream,
-                        deadline: Box::pin(tokio::time::sleep(CONNECTION_LIFETIME)),
-                        _permit: permit,
-                    };
-                    return (io, addr);
+                    // None: every slot serves a request; the stream is dropped (closed).
+                    if let Some(stream) = self.guard.admit(stream).await {
+                        let io = Limited {
+                            stream,
+                            deadline: Box::pin(tokio::time::sleep(CONNECTION_LIFETIME)),
+                        };
+                        return (io, addr);
+                    }
                 }
                 // Out of file descriptors, a connection reset before accept: try the next one
                 // after a breath rather than spinning.
@@ -140,9 +188,8 @@ impl axum::serve::Listener for Capped {
 
 /// A connection that ends at its deadline and gives its slot back when dropped.
 struct Limited {
-    stream: TcpStream,
+    stream: Guarded<TcpStream>,
     deadline: Pin<Box<tokio::time::Sleep>>,
-    _permit: OwnedSemaphorePermit,
 }
 
 impl Limited {

@@ -1,14 +1,18 @@
 //! What the subcommands share that is not a command: opening sessions from the common flags,
-//! the graph for the `topic` commands, waiting for SIGINT/SIGTERM, pacing loops, child processes,
-//! the metrics endpoint and reading it back. Nothing here imports from `cmd`.
+//! message definitions for schemas, the graph for the `topic` commands, waiting for
+//! SIGINT/SIGTERM, pacing loops, child processes, the metrics endpoint with its status page, and
+//! reading it back. Nothing here imports from `cmd`.
 
 pub mod children;
+pub mod conn_guard;
+pub mod definitions;
 pub mod graph;
 pub mod metrics_http;
 pub mod out;
 pub mod scrape;
 pub mod session;
 pub mod shutdown;
+pub mod status_page;
 pub mod ticker;
 
 /// `.context(...)` for zenoh's results: zenoh's error is a boxed `dyn Error`, which does not

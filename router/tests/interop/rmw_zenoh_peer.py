@@ -45,6 +45,7 @@ Run it (against a router listening on tcp/127.0.0.1:7447):
 """
 
 import argparse
+import hashlib
 import json
 import queue
 import struct
@@ -453,7 +454,8 @@ def send(args):
     left = linger(peer, args.topic, subscribers, deadline, dds_type, type_hash)
     publisher.undeclare()
     peer.close()
-    return emit({"published": args.count, "bytes": len(payload), "subscriber_left": left, "ok": True}, True)
+    return emit({"published": args.count, "bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
+                 "subscriber_left": left, "ok": True}, True)
 
 
 ADD_TWO_INTS_TYPE = "example_interfaces::srv::dds_::AddTwoInts_"

@@ -37,5 +37,9 @@ mod workshop;
 mod transport;
 // The same-host lane between processes: another user, killed processes, shm-clean, doctor.
 mod lane;
+// The HTTP server under hostile clients, and the status page in a real browser.
+mod web;
+// `zshm foxglove` against the official Foxglove protocol client (Node.js) and the Python peer.
+mod foxglove;
 // The fault matrix of docs/RELIABILITY.md: crashes, stalls, full memory, signals, the soak.
 mod faults;

@@ -18,6 +18,7 @@ mod writer;
 use std::process::ExitCode;
 
 use crate::cli::FlagError;
+use crate::support::definitions::shipped_definition;
 
 /// `zshm bag`.
 #[derive(Debug, clap::Args)]
@@ -67,15 +68,6 @@ fn dds_name(ros_name: &str) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The `ros2msg` definition of a type the shipped interface packages know, and its hash.
-fn shipped_definition(ros_name: &str) -> Option<(String, String)> {
-    let name = zshm_rosidl::TypeName::parse(ros_name)?;
-    let set = zshm_rosidl::InterfaceSet::shipped();
-    let definition = set.concatenated_definition(&name).ok()?;
-    let hash = set.type_hash(&name).ok()?;
-    Some((definition, hash))
 }
 
 /// Bytes for people: `1.5 MiB`.
