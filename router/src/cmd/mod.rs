@@ -4,6 +4,7 @@
 
 mod bag;
 pub mod bench;
+mod bridge;
 mod cam_latency;
 mod cam_pub;
 mod certs;
@@ -79,6 +80,8 @@ pub enum Command {
     Demo(demo::Args),
     /// Record, inspect and play rosbag2 bags (MCAP), like `ros2 bag`.
     Bag(bag::Args),
+    /// Bridge DDS-based ROS 2 nodes (rmw_fastrtps, rmw_cyclonedds) and rmw_zenoh / zshm nodes.
+    Bridge(bridge::Args),
     /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
     Bench(bench::Args),
     /// One process of a benchmark case (started by `zshm bench`).
@@ -116,6 +119,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args).await,
         Command::Demo(args) => demo::run(args).await,
         Command::Bag(args) => bag::run(args).await,
+        Command::Bridge(args) => bridge::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
     }
