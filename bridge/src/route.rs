@@ -23,6 +23,11 @@ use crate::stats::{DropReason, RouteStats};
 /// that checking never costs a copy of megabytes.
 pub(crate) const VALIDATE_MAX: usize = 64 * 1024;
 
+/// How long a new route waits for its outgoing endpoint to match the other side's before it
+/// forwards anyway: the messages that arrive meanwhile wait in the DDS reader's history or the
+/// queue, so that the first messages of a new route are not lost to discovery.
+const MATCH_WAIT: Duration = Duration::from_secs(5);
+
 /// Messages waiting for a DDS writer before new ones are dropped (counted as `queue_full`):
 /// zenoh's callback must never wait for DDS.
 const TO_DDS_QUEUE: usize = 256;
@@ -117,6 +122,7 @@ impl DdsToZenoh {
     ) -> Self {
         own_gids.lock().unwrap_or_else(|e| e.into_inner()).insert(gid);
         let task = tokio::spawn(async move {
+            publisher.wait_for_subscribers(MATCH_WAIT).await;
             let mut stream = reader.async_sample_stream();
             while let Some(item) = stream.next().await {
                 let sample = match item {
@@ -251,6 +257,7 @@ impl ZenohToDds {
         let worker = std::thread::Builder::new()
             .name("bridge-to-dds".into())
             .spawn(move || {
+                wait_for_a_reader(&writer, &stopping);
                 while !stopping.load(Ordering::Relaxed) {
                     match queue.recv_timeout(Duration::from_millis(100)) {
                         Ok(raw) => {
@@ -271,6 +278,20 @@ impl ZenohToDds {
             stop,
             worker: Some(worker),
         })
+    }
+}
+
+/// Waits until the writer matched a reader (RustDDS reports it as a status event), at most
+/// [`MATCH_WAIT`].
+fn wait_for_a_reader(writer: &RawWriter, stopping: &AtomicBool) {
+    use rustdds::{DataWriterStatus, StatusEvented};
+    let deadline = Instant::now() + MATCH_WAIT;
+    while Instant::now() < deadline && !stopping.load(Ordering::Relaxed) {
+        match writer.try_recv_status() {
+            Some(DataWriterStatus::PublicationMatched { current, .. }) if current.count() > 0 => return,
+            Some(_) => {}
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
     }
 }
 

@@ -10,6 +10,7 @@ Roles (one per run):
   malformed  publish --count samples of a wrong layout under std_msgs/String's name, then
              --count good ones
   cloud      publish --count PointCloud2 of --width x --height points at --rate
+  cloud-listener  receive --count PointCloud2 and print their latency (header stamp to take)
 
 Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
 to `lo` unless the caller set it (the tests also run it in a network namespace of their own).
@@ -82,7 +83,7 @@ class PointCloud2_(IdlStruct, typename="sensor_msgs::msg::dds_::PointCloud2_"):
     is_bigendian: bool
     point_step: uint32
     row_step: uint32
-    data: sequence[uint8]
+    data: bytes  # sequence<uint8>, serialized in one piece (a list of ints would take seconds)
     is_dense: bool
 
 
@@ -115,8 +116,9 @@ def wait_matched(what, matched, timeout):
 def talk(participant, args, ty, hash_, samples):
     topic = Topic(participant, args.topic, ty)
     writer = DataWriter(participant, topic, qos=qos(args, hash_))
-    wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
-    say("matched")
+    if not args.no_wait:
+        wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
+        say("matched")
     period = 1.0 / args.rate if args.rate > 0 else 0
     for sample in samples:
         writer.write(sample)
@@ -124,7 +126,7 @@ def talk(participant, args, ty, hash_, samples):
             time.sleep(period)
     say(f"sent {args.count}")
     # Reliable: wait until every reader acknowledged, so that stopping loses nothing.
-    if not args.best_effort:
+    if not args.best_effort and not args.no_wait:
         writer.wait_for_acks(duration(seconds=args.timeout))
     time.sleep(args.linger)
 
@@ -142,8 +144,11 @@ def malformed(participant, args):
         writer.write(WrongString_(data=1000))
     writer.wait_for_acks(duration(seconds=args.timeout))
     say(f"sent {args.count} malformed")
+    # The good samples come from another participant (Cyclone keeps one type per topic name in a
+    # participant), while the bad writer stays, so the bridge's route stays the same.
+    other = DomainParticipant(args.domain, qos=Qos(Policy.Userdata(data=b"enclave=/;")))
+    talker(other, args)
     del writer
-    talker(participant, args)
 
 
 def cloud(participant, args):
@@ -171,6 +176,27 @@ def cloud(participant, args):
     talk(participant, args, PointCloud2_, CLOUD_HASH, clouds())
 
 
+def cloud_listener(participant, args):
+    topic = Topic(participant, args.topic, PointCloud2_)
+    reader = DataReader(participant, topic, qos=qos(args, CLOUD_HASH))
+    say("listening")
+    latencies, sizes = [], []
+    deadline = time.monotonic() + args.timeout
+    while len(latencies) < args.count and time.monotonic() < deadline:
+        for sample in reader.take(N=4):
+            now = time.time_ns()
+            stamp = sample.header.stamp.sec * 1_000_000_000 + sample.header.stamp.nanosec
+            latencies.append((now - stamp) / 1e6)
+            sizes.append(len(sample.data))
+        time.sleep(0.001)
+    latencies.sort()
+    if latencies:
+        p50 = latencies[len(latencies) // 2]
+        mean = sum(latencies) / len(latencies)
+        say(f"clouds {len(latencies)} size {sizes[0]} mean {mean:.2f} ms p50 {p50:.2f} ms max {latencies[-1]:.2f} ms")
+    sys.exit(0 if len(latencies) >= args.count else 1)
+
+
 def listener(participant, args):
     topic = Topic(participant, args.topic, String_)
     reader = DataReader(participant, topic, qos=qos(args, STRING_HASH))
@@ -194,7 +220,7 @@ def listener(participant, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("role", choices=["talker", "listener", "malformed", "cloud"])
+    parser.add_argument("role", choices=["talker", "listener", "malformed", "cloud", "cloud-listener"])
     parser.add_argument("--topic", default="rt/chatter")
     parser.add_argument("--domain", type=int, default=0)
     parser.add_argument("--count", type=int, default=10)
@@ -202,13 +228,15 @@ def main():
     parser.add_argument("--depth", type=int, default=10)
     parser.add_argument("--keep-all", action="store_true")
     parser.add_argument("--best-effort", action="store_true")
+    parser.add_argument("--no-wait", action="store_true", help="talk without waiting for a reader")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--linger", type=float, default=0, help="seconds to stay after the last message")
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=480)
     args = parser.parse_args()
     participant = DomainParticipant(args.domain, qos=Qos(Policy.Userdata(data=b"enclave=/;")))
-    {"talker": talker, "listener": listener, "malformed": malformed, "cloud": cloud}[args.role](participant, args)
+    {"talker": talker, "listener": listener, "malformed": malformed, "cloud": cloud,
+     "cloud-listener": cloud_listener}[args.role](participant, args)
 
 
 if __name__ == "__main__":

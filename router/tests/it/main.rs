@@ -11,6 +11,8 @@ mod bad_input;
 mod bench;
 // The camera simulator and the latency probe.
 mod camera;
+// `zshm bridge` against Cyclone DDS (Python), in network namespaces.
+mod bridge;
 // An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.
 mod interop;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
