@@ -128,9 +128,11 @@ struct RouteKey {
     dds_type: String,
 }
 
+/// What keeps a route running; it is only held, and dropping it removes the route's endpoints.
+#[allow(dead_code)] // held for its `Drop`, never read
 enum Running {
-    ToZenoh(#[allow(dead_code)] DdsToZenoh),
-    ToDds(#[allow(dead_code)] ZenohToDds),
+    ToZenoh(DdsToZenoh),
+    ToDds(Box<ZenohToDds>),
 }
 
 struct Route {
@@ -498,10 +500,10 @@ impl Bridge {
                     .create_dynamic_subscription(&info.topic, &ty, want.zenoh_qos, callback)
                     .await
                     .map_err(|e| e.to_string())?;
-                Running::ToDds(
+                Running::ToDds(Box::new(
                     ZenohToDds::start(subscription, writer, incoming, checks)
                         .map_err(|e| format!("cannot start the writer thread: {e}"))?,
-                )
+                ))
             }
         };
         Ok(Route {

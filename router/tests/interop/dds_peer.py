@@ -83,7 +83,7 @@ class PointCloud2_(IdlStruct, typename="sensor_msgs::msg::dds_::PointCloud2_"):
     is_bigendian: bool
     point_step: uint32
     row_step: uint32
-    data: bytes  # sequence<uint8>, serialized in one piece (a list of ints would take seconds)
+    data: sequence[uint8]
     is_dense: bool
 
 
@@ -184,6 +184,8 @@ def cloud_listener(participant, args):
     deadline = time.monotonic() + args.timeout
     while len(latencies) < args.count and time.monotonic() < deadline:
         for sample in reader.take(N=4):
+            if not hasattr(sample, "header"):
+                continue  # a writer left (Cyclone's InvalidSample), not a cloud
             now = time.time_ns()
             stamp = sample.header.stamp.sec * 1_000_000_000 + sample.header.stamp.nanosec
             latencies.append((now - stamp) / 1e6)

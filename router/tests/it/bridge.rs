@@ -118,7 +118,7 @@ impl Net {
                 )
                 .start();
             info.wait_exit();
-            if info.stdout().iter().any(|l| *l == wanted) {
+            if info.stdout().contains(&wanted) {
                 return;
             }
             assert!(
@@ -149,7 +149,7 @@ fn string_cdr(text: &str) -> String {
 /// `hex` padded with zero bytes to a multiple of 4 bytes, as Cyclone DDS writes payloads.
 fn padded(hex: &str) -> String {
     let mut hex = hex.to_owned();
-    while hex.len() % 8 != 0 {
+    while !hex.len().is_multiple_of(8) {
         hex.push_str("00");
     }
     hex
