@@ -6,6 +6,7 @@ mod add_two_ints_client;
 mod add_two_ints_server;
 mod bag;
 pub mod bench;
+mod bridge;
 mod cam_latency;
 mod cam_pub;
 mod certs;
@@ -93,6 +94,8 @@ pub enum Command {
     Bag(bag::Args),
     /// Show the live ROS topics to Foxglove: a WebSocket endpoint (ws://127.0.0.1:8765).
     Foxglove(foxglove::Args),
+    /// Bridge DDS-based ROS 2 nodes (rmw_fastrtps, rmw_cyclonedds) and rmw_zenoh / zshm nodes.
+    Bridge(bridge::Args),
     /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
     Bench(bench::Args),
     /// One process of a benchmark case (started by `zshm bench`).
@@ -138,6 +141,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => demo::run(args).await,
         Command::Bag(args) => bag::run(args).await,
         Command::Foxglove(args) => foxglove::run(args).await,
+        Command::Bridge(args) => bridge::run(args).await,
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
         Command::BenchNode(args) => bench::topics::run_node(args).await,

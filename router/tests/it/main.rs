@@ -11,6 +11,8 @@ mod bad_input;
 mod bench;
 // The camera simulator and the latency probe.
 mod camera;
+// `zshm bridge` against Cyclone DDS (Python), in network namespaces.
+mod bridge;
 // An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.
 mod interop;
 // Services: zshm's and the Python peer's, both ways, `zshm service` and the demo nodes.

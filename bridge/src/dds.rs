@@ -1,0 +1,298 @@
+//! The DDS side, on RustDDS: one participant on the chosen interfaces, readers and writers that
+//! move CDR bytes without knowing their type, and the remote endpoints discovery found.
+//!
+//! RustDDS splits a serialized payload into its representation identifier (the first two bytes
+//! of the 4-byte encapsulation header) and the body after the header, on both reading and
+//! writing; the two option bytes are not handed over and go out as zero, which is what ROS 2's
+//! XCDR1 payloads carry. [`RawCdr`] holds those two parts.
+
+use std::convert::Infallible;
+use std::net::IpAddr;
+
+use rustdds::no_key::{Decode, DefaultDecoder, DeserializerAdapter, SerializerAdapter};
+use rustdds::policy::{Durability, History, Reliability};
+use rustdds::{
+    DomainParticipant, DomainParticipantBuilder, GUID, QosPolicies, QosPolicyBuilder, RTPSEntity,
+    RepresentationIdentifier, TopicKind,
+};
+
+/// A DDS sample as bytes: how the body is encoded and the body after the 4-byte header.
+#[derive(Debug, Clone)]
+pub(crate) struct RawCdr {
+    pub encoding: RepresentationIdentifier,
+    pub body: rustdds::bytes::Bytes,
+}
+
+/// Every representation RustDDS knows: the reader takes them all so that the bridge, not
+/// RustDDS, decides what to drop, and counts it.
+const EVERY_ENCODING: &[RepresentationIdentifier] = &[
+    RepresentationIdentifier::CDR_LE,
+    RepresentationIdentifier::CDR_BE,
+    RepresentationIdentifier::PL_CDR_LE,
+    RepresentationIdentifier::PL_CDR_BE,
+    RepresentationIdentifier::CDR2_LE,
+    RepresentationIdentifier::CDR2_BE,
+    RepresentationIdentifier::PL_CDR2_LE,
+    RepresentationIdentifier::PL_CDR2_BE,
+    RepresentationIdentifier::D_CDR_LE,
+    RepresentationIdentifier::D_CDR_BE,
+];
+
+/// The (de)serializer of [`RawCdr`]: bytes in, bytes out.
+pub(crate) struct RawAdapter;
+
+#[derive(Clone)]
+pub(crate) struct RawDecoder;
+
+impl DeserializerAdapter<RawCdr> for RawAdapter {
+    type Error = Infallible;
+    type Decoded = RawCdr;
+
+    fn supported_encodings() -> &'static [RepresentationIdentifier] {
+        EVERY_ENCODING
+    }
+
+    fn transform_decoded(decoded: RawCdr) -> RawCdr {
+        decoded
+    }
+}
+
+impl DefaultDecoder<RawCdr> for RawAdapter {
+    type Decoder = RawDecoder;
+    const DECODER: RawDecoder = RawDecoder;
+}
+
+impl<'de> Decode<'de, RawCdr> for RawDecoder {
+    type Error = Infallible;
+
+    fn decode_bytes(
+        self,
+        input: &'de [u8],
+        encoding: RepresentationIdentifier,
+    ) -> Result<RawCdr, Infallible> {
+        Ok(RawCdr {
+            encoding,
+            body: rustdds::bytes::Bytes::copy_from_slice(input),
+        })
+    }
+}
+
+impl SerializerAdapter<RawCdr> for RawAdapter {
+    type Error = Infallible;
+
+    // rmw_zenoh and zshm publish little-endian CDR; big-endian samples are dropped (counted)
+    // before they get here.
+    fn output_encoding() -> RepresentationIdentifier {
+        RepresentationIdentifier::CDR_LE
+    }
+
+    fn to_bytes(value: &RawCdr) -> Result<rustdds::bytes::Bytes, Infallible> {
+        Ok(value.body.clone())
+    }
+}
+
+/// A raw reader and writer.
+pub(crate) type RawReader = rustdds::no_key::DataReader<RawCdr, RawAdapter>;
+pub(crate) type RawWriter = rustdds::no_key::DataWriter<RawCdr, RawAdapter>;
+
+/// The octets of a USER_DATA parameter as RustDDS hands it over: the parameter's value, which is a
+/// CDR `sequence<octet>` (a u32 length, in the parameter list's byte order, then the octets and
+/// padding). Anything that does not parse so is returned as it is.
+fn user_data_octets(value: &[u8]) -> Vec<u8> {
+    let Some((length, rest)) = value.split_first_chunk::<4>() else {
+        return value.to_vec();
+    };
+    [u32::from_le_bytes(*length), u32::from_be_bytes(*length)]
+        .into_iter()
+        .filter_map(|n| usize::try_from(n).ok())
+        .find(|&n| n <= rest.len() && rest.len() - n < 4)
+        .map_or_else(|| value.to_vec(), |n| rest[..n].to_vec())
+}
+
+/// A DDS reader or writer another participant announced.
+#[derive(Debug, Clone)]
+pub(crate) struct RemoteEndpoint {
+    pub topic: String,
+    pub type_name: String,
+    pub reliable: bool,
+    pub transient_local: bool,
+    pub user_data: Vec<u8>,
+}
+
+/// What the bridge's DDS endpoints promise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DdsQos {
+    pub reliable: bool,
+    pub transient_local: bool,
+    /// `None`: keep all.
+    pub depth: Option<u32>,
+}
+
+impl DdsQos {
+    fn policies(self) -> QosPolicies {
+        let builder = QosPolicyBuilder::new()
+            .reliability(if self.reliable {
+                // How long a reliable write may wait for room in the history (keep-all).
+                Reliability::Reliable {
+                    max_blocking_time: rustdds::Duration::from_millis(100),
+                }
+            } else {
+                Reliability::BestEffort
+            })
+            .durability(if self.transient_local {
+                Durability::TransientLocal
+            } else {
+                Durability::Volatile
+            })
+            .history(match self.depth {
+                Some(depth) => History::KeepLast {
+                    depth: i32::try_from(depth).unwrap_or(i32::MAX),
+                },
+                None => History::KeepAll,
+            });
+        builder.build()
+    }
+}
+
+/// Why the DDS side could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DdsError {
+    /// RustDDS could not create the participant, a topic, a reader or a writer.
+    #[error("DDS refused to create the {what}: {detail}")]
+    Create {
+        /// What.
+        what: String,
+        /// RustDDS's error text.
+        detail: String,
+    },
+}
+
+/// The bridge's participant and its publisher and subscriber.
+pub(crate) struct Dds {
+    participant: DomainParticipant,
+    publisher: rustdds::Publisher,
+    subscriber: rustdds::Subscriber,
+}
+
+fn create_error(what: impl Into<String>, err: impl std::fmt::Display) -> DdsError {
+    DdsError::Create {
+        what: what.into(),
+        detail: err.to_string(),
+    }
+}
+
+impl Dds {
+    /// Joins `domain` on `interfaces` only.
+    pub fn join(domain: u16, interfaces: &[IpAddr]) -> Result<Self, DdsError> {
+        let participant = DomainParticipantBuilder::new(domain)
+            .with_only_networks(interfaces.iter().copied())
+            .build()
+            .map_err(|e| create_error("participant", e))?;
+        let qos = QosPolicies::qos_none();
+        let publisher = participant
+            .create_publisher(&qos)
+            .map_err(|e| create_error("publisher", e))?;
+        let subscriber = participant
+            .create_subscriber(&qos)
+            .map_err(|e| create_error("subscriber", e))?;
+        Ok(Self {
+            participant,
+            publisher,
+            subscriber,
+        })
+    }
+
+    /// The participant's GUID: the first 12 bytes (the prefix) are shared by its endpoints.
+    pub fn guid(&self) -> GUID {
+        self.participant.guid()
+    }
+
+    /// True when `guid` is an endpoint of this participant: what the bridge itself declared.
+    pub fn is_own(&self, guid: GUID) -> bool {
+        guid.prefix == self.participant.guid().prefix
+    }
+
+    /// The writers of other participants.
+    pub fn remote_writers(&self) -> Vec<RemoteEndpoint> {
+        self.participant
+            .discovered_writers()
+            .into_iter()
+            .filter(|w| !self.is_own(w.writer_proxy.remote_writer_guid))
+            .map(|w| {
+                let data = &w.publication_topic_data;
+                RemoteEndpoint {
+                    topic: data.topic_name.clone(),
+                    type_name: data.type_name.clone(),
+                    reliable: matches!(data.reliability, Some(Reliability::Reliable { .. })),
+                    transient_local: matches!(
+                        data.durability,
+                        Some(Durability::TransientLocal | Durability::Transient | Durability::Persistent)
+                    ),
+                    user_data: user_data_octets(&w.user_data),
+                }
+            })
+            .collect()
+    }
+
+    /// The readers of other participants.
+    pub fn remote_readers(&self) -> Vec<RemoteEndpoint> {
+        self.participant
+            .discovered_readers()
+            .into_iter()
+            .filter(|r| !self.is_own(r.reader_proxy.remote_reader_guid))
+            .map(|r| {
+                let data = &r.subscription_topic_data;
+                let qos = data.qos();
+                RemoteEndpoint {
+                    topic: data.topic_name().clone(),
+                    type_name: data.type_name().clone(),
+                    reliable: qos.is_reliable(),
+                    transient_local: !qos.is_volatile(),
+                    user_data: user_data_octets(&r.user_data),
+                }
+            })
+            .collect()
+    }
+
+    fn topic(&self, name: &str, type_name: &str, qos: &QosPolicies) -> Result<rustdds::Topic, DdsError> {
+        self.participant
+            .create_topic(name.to_owned(), type_name.to_owned(), qos, TopicKind::NoKey)
+            .map_err(|e| create_error(format!("topic {name}"), e))
+    }
+
+    /// A reader of `topic` (a DDS name) with `qos`.
+    pub fn reader(&self, topic: &str, type_name: &str, qos: DdsQos) -> Result<RawReader, DdsError> {
+        let policies = qos.policies();
+        let topic_handle = self.topic(topic, type_name, &policies)?;
+        self.subscriber
+            .create_datareader_no_key::<RawCdr, RawAdapter>(&topic_handle, Some(policies))
+            .map_err(|e| create_error(format!("reader of {topic}"), e))
+    }
+
+    /// A writer of `topic` (a DDS name) with `qos`.
+    pub fn writer(&self, topic: &str, type_name: &str, qos: DdsQos) -> Result<RawWriter, DdsError> {
+        let policies = qos.policies();
+        let topic_handle = self.topic(topic, type_name, &policies)?;
+        self.publisher
+            .create_datawriter_no_key::<RawCdr, RawAdapter>(&topic_handle, Some(policies))
+            .map_err(|e| create_error(format!("writer of {topic}"), e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_data_loses_its_sequence_length_and_padding() {
+        let mut value = 13u32.to_le_bytes().to_vec();
+        value.extend_from_slice(b"enclave=/abc;\0\0\0");
+        assert_eq!(user_data_octets(&value), b"enclave=/abc;");
+        let mut big_endian = 4u32.to_be_bytes().to_vec();
+        big_endian.extend_from_slice(b"a=b;");
+        assert_eq!(user_data_octets(&big_endian), b"a=b;");
+        assert_eq!(user_data_octets(b"ab"), b"ab");
+        assert_eq!(user_data_octets(b"typehash=x;"), b"typehash=x;");
+    }
+}

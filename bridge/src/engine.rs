@@ -1,0 +1,515 @@
+//! [`Bridge`]: discovery on both sides and the routes between them.
+//!
+//! The bridge keeps no state machine of its own: at each [`Bridge::reconcile`] it lists what each
+//! side has (DDS endpoints of other participants from RustDDS's discovery, rmw_zenoh endpoints
+//! of other sessions from their liveliness tokens), works out which routes should exist (a topic
+//! and type with a publisher on one side and a subscription on the other, allowed by the
+//! filters), and creates or removes routes to match. So a route exists only while both sides
+//! have a matching endpoint, and every restart on either side converges.
+//!
+//! No loops: the bridge's own DDS endpoints share its participant's GUID prefix and its own
+//! tokens carry its zid, so neither counts as "the other side"; and a message the bridge wrote
+//! on one side is not read back into the other ([`crate::route`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use zshm::Session;
+use zshm::dynamic::MessageType;
+use zshm::ros::dynamic::DynamicType;
+use zshm::ros::gid::Gid;
+use zshm::ros::keyexpr::ros_type_name;
+use zshm::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
+use zshm::ros::qos::{Durability, History, QosProfile, Reliability};
+use zshm::ros::{Node, NodeError, NodeOptions};
+
+use crate::config::{BridgeConfig, Kind};
+use crate::dds::{Dds, DdsError, DdsQos, RemoteEndpoint};
+use crate::names::{self, TypeHashSource};
+use crate::route::{self, Checks, DdsToZenoh, OwnGids, ZenohToDds};
+use crate::stats::RouteStats;
+
+/// How often DDS discovery is looked at (RustDDS keeps it; the bridge polls its snapshot).
+const DDS_POLL: Duration = Duration::from_millis(200);
+
+/// Why the bridge could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BridgeError {
+    /// The DDS participant could not be created.
+    #[error(transparent)]
+    Dds(#[from] DdsError),
+    /// The bridge's node could not be declared on zenoh.
+    #[error(transparent)]
+    Node(#[from] NodeError),
+    /// zenoh refused the graph subscription.
+    #[error("cannot subscribe to the ROS graph's liveliness tokens")]
+    Graph(#[source] zenoh::Error),
+}
+
+/// Which way a route carries messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// A DDS publisher to rmw_zenoh subscriptions.
+    DdsToZenoh,
+    /// An rmw_zenoh publisher to DDS subscriptions.
+    ZenohToDds,
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::DdsToZenoh => "DDS -> zenoh",
+            Direction::ZenohToDds => "zenoh -> DDS",
+        })
+    }
+}
+
+/// What a route bridges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteInfo {
+    /// Which way.
+    pub direction: Direction,
+    /// The ROS topic, fully qualified.
+    pub topic: String,
+    /// The DDS type name (`pkg::msg::dds_::Type_`).
+    pub dds_type: String,
+    /// The type hash in the zenoh key expression.
+    pub type_hash: String,
+    /// Where the hash came from.
+    pub hash_source: TypeHashSource,
+    /// Reliable on the publishing side.
+    pub reliable: bool,
+    /// Transient local on the publishing side.
+    pub transient_local: bool,
+}
+
+impl std::fmt::Display for RouteInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} [{}] {} ({}, {}; type hash from {})",
+            self.topic,
+            ros_type_name(&self.dds_type),
+            self.direction,
+            if self.reliable { "reliable" } else { "best effort" },
+            if self.transient_local {
+                "transient local"
+            } else {
+                "volatile"
+            },
+            self.hash_source.label()
+        )
+    }
+}
+
+/// A route appearing or disappearing.
+#[derive(Debug, Clone)]
+pub enum RouteEvent {
+    /// The route now exists.
+    Up(RouteInfo),
+    /// The route is gone, with what it carried (`N messages, B bytes, dropped …`).
+    Down(RouteInfo, String),
+    /// A DDS or zenoh endpoint the bridge will not bridge, with the reason (said once per
+    /// topic and reason).
+    Skipped {
+        /// The topic as that side names it.
+        topic: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct RouteKey {
+    direction: Direction,
+    topic: String,
+    dds_type: String,
+}
+
+/// What keeps a route running; it is only held, and dropping it removes the route's endpoints.
+#[allow(dead_code)] // held for its `Drop`, never read
+enum Running {
+    ToZenoh(DdsToZenoh),
+    ToDds(Box<ZenohToDds>),
+}
+
+struct Route {
+    info: RouteInfo,
+    stats: Arc<RouteStats>,
+    _running: Running,
+}
+
+/// The spec of a route that should exist.
+struct Wanted {
+    info: RouteInfo,
+    zenoh_qos: QosProfile,
+    dds_qos: DdsQos,
+}
+
+/// The bridge: one DDS participant, one zenoh node, the routes.
+pub struct Bridge {
+    config: BridgeConfig,
+    session: Session,
+    node: Node,
+    dds: Arc<Dds>,
+    tokens: Arc<Mutex<BTreeSet<String>>>,
+    changed: Arc<tokio::sync::Notify>,
+    _graph: zenoh::pubsub::Subscriber<()>,
+    routes: BTreeMap<RouteKey, Route>,
+    own_gids: OwnGids,
+    said: HashSet<(String, String)>,
+    failed: HashSet<RouteKey>,
+}
+
+impl Bridge {
+    /// Joins the DDS domain and the zenoh network of `session`.
+    pub async fn start(session: &Session, config: BridgeConfig) -> Result<Self, BridgeError> {
+        let domain = u16::try_from(config.domain).unwrap_or(u16::MAX);
+        let dds = Arc::new(Dds::join(domain, &config.interfaces)?);
+        let node = Node::new(
+            session,
+            &config.node_name,
+            NodeOptions {
+                domain: Some(config.domain),
+                ..NodeOptions::default()
+            },
+        )
+        .await?;
+        let tokens: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+        let changed = Arc::new(tokio::sync::Notify::new());
+        let (seen, notify) = (tokens.clone(), changed.clone());
+        let graph = session
+            .zenoh()
+            .liveliness()
+            .declare_subscriber(format!("{}/{}/**", liveliness::PREFIX, config.domain))
+            .history(true)
+            .callback(move |sample| {
+                let key = sample.key_expr().as_str().to_owned();
+                let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+                match sample.kind() {
+                    zenoh::sample::SampleKind::Put => seen.insert(key),
+                    zenoh::sample::SampleKind::Delete => seen.remove(&key),
+                };
+                notify.notify_one();
+            })
+            .await
+            .map_err(BridgeError::Graph)?;
+        tracing::info!(guid = ?dds.guid(), zid = %session.zid(), "bridge started");
+        Ok(Self {
+            config,
+            session: session.clone(),
+            node,
+            dds,
+            tokens,
+            changed,
+            _graph: graph,
+            routes: BTreeMap::new(),
+            own_gids: OwnGids::default(),
+            said: HashSet::new(),
+            failed: HashSet::new(),
+        })
+    }
+
+    /// Waits until the zenoh graph changed, or DDS discovery is due for another look.
+    pub async fn changed(&self) {
+        tokio::select! {
+            _ = self.changed.notified() => {}
+            _ = tokio::time::sleep(DDS_POLL) => {}
+        }
+    }
+
+    /// The routes that exist now.
+    pub fn routes(&self) -> Vec<RouteInfo> {
+        self.routes.values().map(|r| r.info.clone()).collect()
+    }
+
+    /// Creates and removes routes to match both sides now; returns what changed.
+    pub async fn reconcile(&mut self) -> Vec<RouteEvent> {
+        let mut events = Vec::new();
+        let wanted = self.wanted(&mut events);
+        let gone: Vec<RouteKey> = self
+            .routes
+            .keys()
+            .filter(|key| !wanted.contains_key(key))
+            .cloned()
+            .collect();
+        for key in gone {
+            if let Some(route) = self.routes.remove(&key) {
+                let summary = route.stats.summary();
+                events.push(RouteEvent::Down(route.info.clone(), summary));
+            }
+        }
+        self.failed.retain(|key| wanted.contains_key(key));
+        for (key, want) in wanted {
+            if self.routes.contains_key(&key) || self.failed.contains(&key) {
+                continue;
+            }
+            match self.create(&want).await {
+                Ok(route) => {
+                    events.push(RouteEvent::Up(want.info.clone()));
+                    self.routes.insert(key, route);
+                }
+                Err(err) => {
+                    // Once per route: it is retried only after it went away and came back.
+                    tracing::error!(route = %want.info, "cannot create the route: {err}");
+                    self.failed.insert(key);
+                }
+            }
+        }
+        events
+    }
+
+    /// Removes every route (so every reader, writer, publisher, subscription and token the
+    /// bridge declared), and returns what each carried.
+    pub async fn shutdown(mut self) -> Vec<RouteEvent> {
+        let routes = std::mem::take(&mut self.routes);
+        let events = routes
+            .into_values()
+            .map(|route| RouteEvent::Down(route.info.clone(), route.stats.summary()))
+            .collect();
+        // Let the aborted tasks drop their readers and publishers before the node goes.
+        tokio::task::yield_now().await;
+        events
+    }
+
+    fn say_once(&mut self, events: &mut Vec<RouteEvent>, topic: &str, reason: String) {
+        if self.said.insert((topic.to_owned(), reason.clone())) {
+            events.push(RouteEvent::Skipped {
+                topic: topic.to_owned(),
+                reason,
+            });
+        }
+    }
+
+    /// The ROS topic of a DDS endpoint, if it is one the bridge may bridge.
+    fn ros_endpoint(
+        &mut self,
+        endpoint: &RemoteEndpoint,
+        kind: Kind,
+        events: &mut Vec<RouteEvent>,
+    ) -> Option<String> {
+        let Some(topic) = names::ros_topic(&endpoint.topic) else {
+            if !endpoint.topic.starts_with("DCPS") && endpoint.topic != "ros_discovery_info" {
+                self.say_once(
+                    events,
+                    &endpoint.topic,
+                    "not a ROS topic (no rt/ prefix), not bridged".into(),
+                );
+            }
+            return None;
+        };
+        if !names::is_ros_message_type(&endpoint.type_name) {
+            let reason = format!(
+                "type `{}` is not a ROS message type, not bridged",
+                endpoint.type_name
+            );
+            self.say_once(events, &endpoint.topic, reason);
+            return None;
+        }
+        if !self.config.allows(kind, &topic) {
+            self.say_once(events, &topic, format!("denied by the {} filters", kind.label()));
+            return None;
+        }
+        Some(topic)
+    }
+
+    fn zenoh_endpoints(&self) -> Vec<EndpointInfo> {
+        let own = self.session.zid();
+        let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        tokens
+            .iter()
+            .filter_map(|token| match liveliness::parse_token(token) {
+                Ok(Token::Endpoint(endpoint)) => Some(endpoint),
+                _ => None,
+            })
+            .filter(|e| e.node.zid != own && e.node.domain == self.config.domain)
+            .collect()
+    }
+
+    fn wanted(&mut self, events: &mut Vec<RouteEvent>) -> BTreeMap<RouteKey, Wanted> {
+        let zenoh = self.zenoh_endpoints();
+        let mut wanted = BTreeMap::new();
+        // DDS publishers → zenoh subscriptions.
+        let mut writers: BTreeMap<(String, String), Vec<RemoteEndpoint>> = BTreeMap::new();
+        for writer in self.dds.remote_writers() {
+            if let Some(topic) = self.ros_endpoint(&writer, Kind::Publisher, events) {
+                writers
+                    .entry((topic, writer.type_name.clone()))
+                    .or_default()
+                    .push(writer);
+            }
+        }
+        for ((topic, dds_type), writers) in writers {
+            let Some(subscription) = zenoh
+                .iter()
+                .find(|e| e.kind == EntityKind::Subscription && e.topic == topic && e.type_name == dds_type)
+            else {
+                continue;
+            };
+            // The reader takes the weakest promise of the writers, so that it matches them all.
+            let reliable = writers.iter().all(|w| w.reliable);
+            let transient_local = writers.iter().all(|w| w.transient_local);
+            let (type_hash, hash_source) =
+                names::resolve_type_hash(&dds_type, &writers[0].user_data, Some(&subscription.type_hash));
+            let zenoh_qos = QosProfile {
+                reliability: if reliable {
+                    Reliability::Reliable
+                } else {
+                    Reliability::BestEffort
+                },
+                durability: if transient_local {
+                    Durability::TransientLocal
+                } else {
+                    Durability::Volatile
+                },
+                // A reliable DDS writer's messages are not dropped by the bridge either: zenoh
+                // blocks instead of dropping (rmw_zenoh does so for keep-all only).
+                history: if reliable {
+                    History::KeepAll
+                } else {
+                    History::KeepLast(10)
+                },
+                ..QosProfile::keep_last(10)
+            };
+            let info = RouteInfo {
+                direction: Direction::DdsToZenoh,
+                topic: topic.clone(),
+                dds_type: dds_type.clone(),
+                type_hash,
+                hash_source,
+                reliable,
+                transient_local,
+            };
+            let dds_qos = DdsQos {
+                reliable,
+                transient_local,
+                depth: if reliable { None } else { Some(10) },
+            };
+            let key = RouteKey {
+                direction: Direction::DdsToZenoh,
+                topic,
+                dds_type,
+            };
+            wanted.insert(
+                key,
+                Wanted {
+                    info,
+                    zenoh_qos,
+                    dds_qos,
+                },
+            );
+        }
+        // zenoh publishers → DDS subscriptions.
+        let mut readers: BTreeSet<(String, String)> = BTreeSet::new();
+        for reader in self.dds.remote_readers() {
+            if let Some(topic) = self.ros_endpoint(&reader, Kind::Subscriber, events) {
+                readers.insert((topic, reader.type_name.clone()));
+            }
+        }
+        for (topic, dds_type) in readers {
+            let Some(publisher) = zenoh
+                .iter()
+                .find(|e| e.kind == EntityKind::Publisher && e.topic == topic && e.type_name == dds_type)
+            else {
+                continue;
+            };
+            let qos = publisher.qos;
+            let transient_local = qos.durability == Durability::TransientLocal;
+            let info = RouteInfo {
+                direction: Direction::ZenohToDds,
+                topic: topic.clone(),
+                dds_type: dds_type.clone(),
+                type_hash: publisher.type_hash.clone(),
+                hash_source: TypeHashSource::Zenoh,
+                reliable: qos.reliability == Reliability::Reliable,
+                transient_local,
+            };
+            // The writer is reliable whatever the zenoh publisher is: a reliable writer serves
+            // reliable and best-effort readers alike (zenoh-bridge-ros2dds does the same, #23).
+            let dds_qos = DdsQos {
+                reliable: true,
+                transient_local,
+                depth: match qos.history {
+                    History::KeepAll => None,
+                    History::KeepLast(_) => Some(qos.depth()),
+                },
+            };
+            let key = RouteKey {
+                direction: Direction::ZenohToDds,
+                topic,
+                dds_type,
+            };
+            wanted.insert(
+                key,
+                Wanted {
+                    info,
+                    zenoh_qos: qos,
+                    dds_qos,
+                },
+            );
+        }
+        wanted
+    }
+
+    async fn create(&self, want: &Wanted) -> Result<Route, String> {
+        let info = &want.info;
+        let stats = Arc::new(RouteStats::default());
+        let name = format!("{} {}", info.topic, info.direction);
+        // Types zshm ships are checked (small payloads); others pass on their header alone.
+        let validator = MessageType::shipped(&ros_type_name(&info.dds_type)).ok();
+        let cap = self.config.cap(&info.topic).map(|cap| cap.period);
+        let checks = Checks::new(&name, stats.clone(), validator, cap);
+        let ty = DynamicType {
+            dds_name: info.dds_type.clone(),
+            hash: info.type_hash.clone(),
+        };
+        let dds_topic = names::dds_topic(&info.topic);
+        let running = match info.direction {
+            Direction::DdsToZenoh => {
+                let reader = self
+                    .dds
+                    .reader(&dds_topic, &info.dds_type, want.dds_qos)
+                    .map_err(|e| e.to_string())?;
+                let publisher = self
+                    .node
+                    .create_dynamic_publisher(&info.topic, &ty, want.zenoh_qos)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let gid = Gid::of_token(&liveliness::endpoint_token(publisher.info()));
+                let dds = self.dds.clone();
+                Running::ToZenoh(DdsToZenoh::start(
+                    reader,
+                    publisher,
+                    gid,
+                    self.own_gids.clone(),
+                    move |guid| dds.is_own(guid),
+                    checks,
+                ))
+            }
+            Direction::ZenohToDds => {
+                let writer = self
+                    .dds
+                    .writer(&dds_topic, &info.dds_type, want.dds_qos)
+                    .map_err(|e| e.to_string())?;
+                let (queue, incoming) = route::to_dds_queue();
+                let callback = route::zenoh_callback(checks.clone(), self.own_gids.clone(), queue);
+                let subscription = self
+                    .node
+                    .create_dynamic_subscription(&info.topic, &ty, want.zenoh_qos, callback)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Running::ToDds(Box::new(
+                    ZenohToDds::start(subscription, writer, incoming, checks)
+                        .map_err(|e| format!("cannot start the writer thread: {e}"))?,
+                ))
+            }
+        };
+        Ok(Route {
+            info: want.info.clone(),
+            stats,
+            _running: running,
+        })
+    }
+}

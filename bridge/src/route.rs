@@ -1,0 +1,307 @@
+//! One route: a DDS reader feeding an rmw_zenoh publisher, or an rmw_zenoh subscription feeding a
+//! DDS writer, with the checks every message passes on the way (encapsulation, the CDR of types
+//! zshm knows, the frequency cap, the bridge's own messages) and the counters of what passed.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use rustdds::RepresentationIdentifier;
+use zshm::dynamic::MessageType;
+use zshm::ros::attachment::Attachment;
+use zshm::ros::dynamic::{DynamicPublisher, DynamicSubscription};
+use zshm::ros::gid::Gid;
+
+use crate::dds::{RawCdr, RawReader, RawWriter};
+use crate::stats::{DropReason, RouteStats};
+
+/// Payloads up to this size of a type zshm knows are decoded once to check them; bigger ones
+/// (point clouds, images: byte arrays behind a small header) pass on their header alone, so
+/// that checking never costs a copy of megabytes.
+pub(crate) const VALIDATE_MAX: usize = 64 * 1024;
+
+/// How long a new route waits for its outgoing endpoint to match the other side's before it
+/// forwards anyway: the messages that arrive meanwhile wait in the DDS reader's history or the
+/// queue, so that the first messages of a new route are not lost to discovery.
+const MATCH_WAIT: Duration = Duration::from_secs(5);
+
+/// Messages waiting for a DDS writer before new ones are dropped (counted as `queue_full`):
+/// zenoh's callback must never wait for DDS.
+const TO_DDS_QUEUE: usize = 256;
+
+/// The GIDs of the bridge's own zenoh publishers: their messages, heard back by the bridge's
+/// subscriptions on the same key, are not bridged again.
+pub(crate) type OwnGids = Arc<Mutex<HashSet<Gid>>>;
+
+/// The checks shared by both directions.
+#[derive(Clone)]
+pub(crate) struct Checks {
+    pub name: Arc<str>,
+    pub stats: Arc<RouteStats>,
+    pub validator: Option<MessageType>,
+    pub cap: Option<Duration>,
+    last_forwarded: Arc<Mutex<Option<Instant>>>,
+}
+
+impl Checks {
+    pub fn new(
+        name: &str,
+        stats: Arc<RouteStats>,
+        validator: Option<MessageType>,
+        cap: Option<Duration>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            stats,
+            validator,
+            cap,
+            last_forwarded: Arc::default(),
+        }
+    }
+
+    fn drop(&self, reason: DropReason, detail: &str) {
+        self.stats.dropped(&self.name, reason, detail);
+    }
+
+    /// Whether a whole payload (header included) of a known type decodes as that type.
+    fn cdr_ok(&self, payload: impl FnOnce() -> Vec<u8>, len: usize) -> bool {
+        let Some(validator) = &self.validator else {
+            return true;
+        };
+        if len > VALIDATE_MAX {
+            return true;
+        }
+        match validator.decode(&payload()) {
+            Ok(_) => true,
+            Err(err) => {
+                self.drop(DropReason::MalformedCdr, &err.to_string());
+                false
+            }
+        }
+    }
+
+    /// The frequency cap: true when this message may go now.
+    fn within_cap(&self) -> bool {
+        let Some(period) = self.cap else { return true };
+        let mut last = self.last_forwarded.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if last.is_some_and(|at| now.duration_since(at) < period) {
+            self.drop(DropReason::MaxFrequency, "sooner than the cap's period");
+            return false;
+        }
+        *last = Some(now);
+        true
+    }
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// DDS → zenoh: a task reading the DDS reader and publishing each sample once, copied into the
+/// publisher's loan (shared memory above the threshold, the lane to zshm subscribers).
+pub(crate) struct DdsToZenoh {
+    task: tokio::task::JoinHandle<()>,
+    gid: Gid,
+    own_gids: OwnGids,
+}
+
+impl DdsToZenoh {
+    pub fn start(
+        reader: RawReader,
+        publisher: DynamicPublisher,
+        gid: Gid,
+        own_gids: OwnGids,
+        is_own_writer: impl Fn(rustdds::GUID) -> bool + Send + 'static,
+        checks: Checks,
+    ) -> Self {
+        own_gids.lock().unwrap_or_else(|e| e.into_inner()).insert(gid);
+        let task = tokio::spawn(async move {
+            publisher.wait_for_subscribers(MATCH_WAIT).await;
+            let mut stream = reader.async_sample_stream();
+            while let Some(item) = stream.next().await {
+                let sample = match item {
+                    Ok(sample) => sample,
+                    Err(err) => {
+                        checks.drop(DropReason::SendFailed, &format!("DDS read error: {err}"));
+                        continue;
+                    }
+                };
+                // What the bridge wrote itself on this topic (a route the other way) stays there.
+                if is_own_writer(sample.sample_info().writer_guid()) {
+                    continue;
+                }
+                forward_to_zenoh(&publisher, &checks, sample.into_value()).await;
+            }
+        });
+        Self { task, gid, own_gids }
+    }
+}
+
+async fn forward_to_zenoh(publisher: &DynamicPublisher, checks: &Checks, raw: RawCdr) {
+    let header: [u8; 4] = if raw.encoding == RepresentationIdentifier::CDR_LE {
+        [0, 1, 0, 0]
+    } else if raw.encoding == RepresentationIdentifier::CDR_BE {
+        [0, 0, 0, 0]
+    } else {
+        checks.drop(
+            DropReason::UnsupportedEncoding,
+            &format!("encoding {:?}", raw.encoding),
+        );
+        return;
+    };
+    let len = 4 + raw.body.len();
+    let whole = || [&header[..], &raw.body[..]].concat();
+    if !checks.cdr_ok(whole, len) || !checks.within_cap() {
+        return;
+    }
+    // Shared memory (or the lane) at or above the session's threshold, the heap below it.
+    let mut loan = publisher.buffer(len).await;
+    loan[..4].copy_from_slice(&header);
+    loan[4..].copy_from_slice(&raw.body);
+    match publisher.publish_loan(loan, now_ns()).await {
+        Ok(()) => checks.stats.forwarded(len),
+        Err(err) => checks.drop(DropReason::SendFailed, &err.to_string()),
+    }
+}
+
+impl Drop for DdsToZenoh {
+    fn drop(&mut self) {
+        // The task owns the reader and the publisher: aborting it drops both (the reader leaves
+        // DDS, the publisher's token leaves zenoh).
+        self.task.abort();
+        self.own_gids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.gid);
+    }
+}
+
+/// zenoh → DDS: the subscription's callback checks each sample and queues it; a thread writes
+/// the queue to the DDS writer, so zenoh's thread never waits for DDS.
+pub(crate) struct ZenohToDds {
+    subscription: Option<DynamicSubscription>,
+    stop: Arc<AtomicBool>,
+    worker: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The subscription's callback: everything it needs, and the sending end of the queue.
+pub(crate) fn zenoh_callback(
+    checks: Checks,
+    own_gids: OwnGids,
+    queue: SyncSender<RawCdr>,
+) -> impl Fn(zshm::raw::RawSample) + Send + Sync + 'static {
+    move |sample| {
+        let from_self = sample
+            .attachment_bytes()
+            .and_then(|bytes| Attachment::decode(&bytes).ok())
+            .is_some_and(|a| {
+                own_gids
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains(&a.source_gid)
+            });
+        if from_self {
+            return;
+        }
+        let payload = sample.payload();
+        if payload.len() < 4 {
+            checks.drop(DropReason::TooShort, &format!("{} bytes", payload.len()));
+            return;
+        }
+        match payload[..2] {
+            [0, 1] => {}
+            [0, 0] => return checks.drop(DropReason::BigEndian, "CDR_BE"),
+            _ => {
+                return checks.drop(
+                    DropReason::UnsupportedEncoding,
+                    &format!("encapsulation {:02x}{:02x}", payload[0], payload[1]),
+                );
+            }
+        }
+        if !checks.cdr_ok(|| payload.to_vec(), payload.len()) || !checks.within_cap() {
+            return;
+        }
+        let raw = RawCdr {
+            encoding: RepresentationIdentifier::CDR_LE,
+            body: rustdds::bytes::Bytes::copy_from_slice(&payload[4..]),
+        };
+        match queue.try_send(raw) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => checks.drop(DropReason::QueueFull, "the DDS writer is behind"),
+            // The route is being removed.
+            Err(TrySendError::Disconnected(_)) => {}
+        }
+    }
+}
+
+/// A queue for [`zenoh_callback`] and its reading end for [`ZenohToDds::start`].
+pub(crate) fn to_dds_queue() -> (SyncSender<RawCdr>, Receiver<RawCdr>) {
+    std::sync::mpsc::sync_channel(TO_DDS_QUEUE)
+}
+
+impl ZenohToDds {
+    pub fn start(
+        subscription: DynamicSubscription,
+        writer: RawWriter,
+        queue: Receiver<RawCdr>,
+        checks: Checks,
+    ) -> std::io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let worker = std::thread::Builder::new()
+            .name("bridge-to-dds".into())
+            .spawn(move || {
+                wait_for_a_reader(&writer, &stopping);
+                while !stopping.load(Ordering::Relaxed) {
+                    match queue.recv_timeout(Duration::from_millis(100)) {
+                        Ok(raw) => {
+                            let len = 4 + raw.body.len();
+                            match writer.write(raw, None) {
+                                Ok(()) => checks.stats.forwarded(len),
+                                Err(err) => checks.drop(DropReason::SendFailed, &format!("DDS write: {err}")),
+                            }
+                        }
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+                drop(writer);
+            })?;
+        Ok(Self {
+            subscription: Some(subscription),
+            stop,
+            worker: Some(worker),
+        })
+    }
+}
+
+/// Waits until the writer matched a reader (RustDDS reports it as a status event), at most
+/// [`MATCH_WAIT`].
+fn wait_for_a_reader(writer: &RawWriter, stopping: &AtomicBool) {
+    use rustdds::{DataWriterStatus, StatusEvented};
+    let deadline = Instant::now() + MATCH_WAIT;
+    while Instant::now() < deadline && !stopping.load(Ordering::Relaxed) {
+        match writer.try_recv_status() {
+            Some(DataWriterStatus::PublicationMatched { current, .. }) if current.count() > 0 => return,
+            Some(_) => {}
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+impl Drop for ZenohToDds {
+    fn drop(&mut self) {
+        // The subscription first, so nothing more is queued; then the writer, with its thread.
+        drop(self.subscription.take());
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! What each route carried and what it dropped, with the reason. Each drop reason is logged once
+//! per route (WARN, with what to do) and counted every time; the summary at the end prints the
+//! counts.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why a message was not bridged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum DropReason {
+    /// The topic's `--max-frequency` cap: a message came sooner than the cap's period after the
+    /// last one forwarded.
+    MaxFrequency,
+    /// The sample's encapsulation is not plain CDR (XCDR1): XCDR2 or parameter lists, which
+    /// rmw_zenoh nodes cannot read.
+    UnsupportedEncoding,
+    /// Shorter than its 4-byte encapsulation header.
+    TooShort,
+    /// A type zshm knows, whose CDR does not decode as that type.
+    MalformedCdr,
+    /// Big-endian CDR from zenoh: the bridge's DDS writers write little-endian only.
+    BigEndian,
+    /// The queue towards a DDS writer was full (the DDS side does not keep up).
+    QueueFull,
+    /// zenoh or DDS refused to send it.
+    SendFailed,
+}
+
+impl DropReason {
+    /// The label for logs and summaries.
+    pub fn label(self) -> &'static str {
+        match self {
+            DropReason::MaxFrequency => "max_frequency",
+            DropReason::UnsupportedEncoding => "unsupported_encoding",
+            DropReason::TooShort => "too_short",
+            DropReason::MalformedCdr => "malformed_cdr",
+            DropReason::BigEndian => "big_endian",
+            DropReason::QueueFull => "queue_full",
+            DropReason::SendFailed => "send_failed",
+        }
+    }
+
+    fn remedy(self) -> &'static str {
+        match self {
+            DropReason::MaxFrequency => "as configured with --max-frequency",
+            DropReason::UnsupportedEncoding => {
+                "publish XCDR1 (ROS 2's default; in Cyclone DDS set DataRepresentation XCDR1)"
+            }
+            DropReason::TooShort | DropReason::MalformedCdr => {
+                "the publisher sends something else than the type it announces"
+            }
+            DropReason::BigEndian => "publish little-endian CDR",
+            DropReason::QueueFull => "the DDS readers do not keep up; lower the rate or use best effort",
+            DropReason::SendFailed => "see the error logged with it",
+        }
+    }
+}
+
+/// The counters of one route.
+#[derive(Debug, Default)]
+pub struct RouteStats {
+    messages: AtomicU64,
+    bytes: AtomicU64,
+    drops: Mutex<BTreeMap<DropReason, u64>>,
+}
+
+impl RouteStats {
+    /// Counts one forwarded message of `bytes`.
+    pub fn forwarded(&self, bytes: usize) {
+        self.messages.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Counts a drop; logs the first of each reason for `route`.
+    pub fn dropped(&self, route: &str, reason: DropReason, detail: &str) {
+        let mut drops = self.drops.lock().unwrap_or_else(|e| e.into_inner());
+        let count = drops.entry(reason).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            tracing::warn!(
+                route,
+                reason = reason.label(),
+                "dropped a message ({detail}): {}; further drops of this reason are counted, not logged",
+                reason.remedy()
+            );
+        }
+    }
+
+    /// Messages forwarded.
+    pub fn messages(&self) -> u64 {
+        self.messages.load(Ordering::Relaxed)
+    }
+
+    /// Payload bytes forwarded.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Drops by reason.
+    pub fn drops(&self) -> BTreeMap<DropReason, u64> {
+        self.drops.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// `N messages, B bytes, drops: reason=N …` for the route's last line.
+    pub fn summary(&self) -> String {
+        let drops = self.drops();
+        let mut text = format!("{} messages, {} bytes", self.messages(), self.bytes());
+        if drops.is_empty() {
+            text.push_str(", no drops");
+        } else {
+            text.push_str(", dropped");
+            for (reason, count) in drops {
+                text.push_str(&format!(" {}={count}", reason.label()));
+            }
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_are_counted_per_reason() {
+        let stats = RouteStats::default();
+        stats.forwarded(10);
+        stats.dropped("/t", DropReason::MaxFrequency, "x");
+        stats.dropped("/t", DropReason::MaxFrequency, "x");
+        stats.dropped("/t", DropReason::MalformedCdr, "y");
+        assert_eq!(stats.drops()[&DropReason::MaxFrequency], 2);
+        assert_eq!(
+            stats.summary(),
+            "1 messages, 10 bytes, dropped max_frequency=2 malformed_cdr=1"
+        );
+    }
+}

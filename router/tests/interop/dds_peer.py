@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""An independent DDS peer for the bridge tests: Eclipse Cyclone DDS (PyPI `cyclonedds`, whose
+wheel bundles the C library), speaking ROS 2's DDS names and types as rmw_cyclonedds_cpp does:
+topics `rt/<name>`, types `pkg::msg::dds_::Type_`, XCDR1, and the endpoint USER_DATA
+`typehash=RIHS01_...;` that Jazzy's RMWs publish.
+
+Roles (one per run):
+  talker     publish std_msgs/String "Hello World: N", N = 1..--count, once a reader matched
+  listener   print `heard <hex of the CDR payload>` for each std_msgs/String, until --count
+  malformed  publish --count samples of a wrong layout under std_msgs/String's name, then
+             --count good ones
+  cloud      publish --count PointCloud2 of --width x --height points at --rate
+  cloud-listener  receive --count PointCloud2 and print their latency (header stamp to take)
+
+Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
+to `lo` unless the caller set it (the tests also run it in a network namespace of their own).
+"""
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+os.environ.setdefault(
+    "CYCLONEDDS_URI",
+    '<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="lo" multicast="true"/>'
+    "</Interfaces></General></Domain></CycloneDDS>",
+)
+
+from cyclonedds.domain import DomainParticipant  # noqa: E402
+from cyclonedds.idl import IdlStruct  # noqa: E402
+from cyclonedds.idl.types import int32, sequence, uint8, uint32  # noqa: E402
+from cyclonedds.pub import DataWriter  # noqa: E402
+from cyclonedds.qos import Policy, Qos  # noqa: E402
+from cyclonedds.sub import DataReader  # noqa: E402
+from cyclonedds.topic import Topic  # noqa: E402
+from cyclonedds.util import duration  # noqa: E402
+
+# REP-2011 hashes, as Jazzy computes them (rmw_zenoh's design.md for String; zshm's interface
+# set agrees for both).
+STRING_HASH = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
+CLOUD_HASH = "RIHS01_9198cabf7da3796ae6fe19c4cb3bdd3525492988c70522628af5daa124bae2b5"
+
+
+@dataclass
+class String_(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+    data: str
+
+
+@dataclass
+class WrongString_(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+    # A u32 where the string's length goes: a length far beyond the payload.
+    data: uint32
+
+
+@dataclass
+class Time_(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
+    sec: int32
+    nanosec: uint32
+
+
+@dataclass
+class Header_(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
+    stamp: Time_
+    frame_id: str
+
+
+@dataclass
+class PointField_(IdlStruct, typename="sensor_msgs::msg::dds_::PointField_"):
+    name: str
+    offset: uint32
+    datatype: uint8
+    count: uint32
+
+
+@dataclass
+class PointCloud2_(IdlStruct, typename="sensor_msgs::msg::dds_::PointCloud2_"):
+    header: Header_
+    height: uint32
+    width: uint32
+    fields: sequence[PointField_]
+    is_bigendian: bool
+    point_step: uint32
+    row_step: uint32
+    data: sequence[uint8]
+    is_dense: bool
+
+
+def say(*words):
+    print(*words, flush=True)
+
+
+def qos(args, type_hash):
+    policies = [
+        Policy.Userdata(data=f"typehash={type_hash};".encode()),
+        Policy.DataRepresentation(use_cdrv0_representation=True),
+        Policy.History.KeepAll if args.keep_all else Policy.History.KeepLast(args.depth),
+    ]
+    if args.best_effort:
+        policies.append(Policy.Reliability.BestEffort)
+    else:
+        policies.append(Policy.Reliability.Reliable(duration(seconds=10)))
+    return Qos(*policies)
+
+
+def wait_matched(what, matched, timeout):
+    deadline = time.monotonic() + timeout
+    while not matched():
+        if time.monotonic() > deadline:
+            say(f"no {what} matched within {timeout} s")
+            sys.exit(1)
+        time.sleep(0.05)
+
+
+def talk(participant, args, ty, hash_, samples):
+    topic = Topic(participant, args.topic, ty)
+    writer = DataWriter(participant, topic, qos=qos(args, hash_))
+    if not args.no_wait:
+        wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
+        say("matched")
+    period = 1.0 / args.rate if args.rate > 0 else 0
+    for sample in samples:
+        writer.write(sample)
+        if period:
+            time.sleep(period)
+    say(f"sent {args.count}")
+    # Reliable: wait until every reader acknowledged, so that stopping loses nothing.
+    if not args.best_effort and not args.no_wait:
+        writer.wait_for_acks(duration(seconds=args.timeout))
+    time.sleep(args.linger)
+
+
+def talker(participant, args):
+    samples = (String_(data=f"Hello World: {i}") for i in range(1, args.count + 1))
+    talk(participant, args, String_, STRING_HASH, samples)
+
+
+def malformed(participant, args):
+    topic = Topic(participant, args.topic, WrongString_)
+    writer = DataWriter(participant, topic, qos=qos(args, STRING_HASH))
+    wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
+    for _ in range(args.count):
+        writer.write(WrongString_(data=1000))
+    writer.wait_for_acks(duration(seconds=args.timeout))
+    say(f"sent {args.count} malformed")
+    # The good samples come from another participant (Cyclone keeps one type per topic name in a
+    # participant), while the bad writer stays, so the bridge's route stays the same.
+    other = DomainParticipant(args.domain, qos=Qos(Policy.Userdata(data=b"enclave=/;")))
+    talker(other, args)
+    del writer
+
+
+def cloud(participant, args):
+    point_step = 24
+    fields = [
+        PointField_(name=n, offset=o, datatype=7, count=1) for n, o in (("x", 0), ("y", 4), ("z", 8), ("rgb", 16))
+    ]
+    payload = bytes(i % 251 for i in range(args.width * args.height * point_step))
+
+    def clouds():
+        for i in range(args.count):
+            now = time.time_ns()
+            yield PointCloud2_(
+                header=Header_(stamp=Time_(sec=now // 1_000_000_000, nanosec=now % 1_000_000_000), frame_id=f"{i}"),
+                height=args.height,
+                width=args.width,
+                fields=fields,
+                is_bigendian=False,
+                point_step=point_step,
+                row_step=point_step * args.width,
+                data=payload,
+                is_dense=True,
+            )
+
+    talk(participant, args, PointCloud2_, CLOUD_HASH, clouds())
+
+
+def cloud_listener(participant, args):
+    topic = Topic(participant, args.topic, PointCloud2_)
+    reader = DataReader(participant, topic, qos=qos(args, CLOUD_HASH))
+    say("listening")
+    latencies, sizes = [], []
+    deadline = time.monotonic() + args.timeout
+    while len(latencies) < args.count and time.monotonic() < deadline:
+        for sample in reader.take(N=4):
+            if not hasattr(sample, "header"):
+                continue  # a writer left (Cyclone's InvalidSample), not a cloud
+            now = time.time_ns()
+            stamp = sample.header.stamp.sec * 1_000_000_000 + sample.header.stamp.nanosec
+            latencies.append((now - stamp) / 1e6)
+            sizes.append(len(sample.data))
+        time.sleep(0.001)
+    latencies.sort()
+    if latencies:
+        p50 = latencies[len(latencies) // 2]
+        mean = sum(latencies) / len(latencies)
+        say(f"clouds {len(latencies)} size {sizes[0]} mean {mean:.2f} ms p50 {p50:.2f} ms max {latencies[-1]:.2f} ms")
+    sys.exit(0 if len(latencies) >= args.count else 1)
+
+
+def listener(participant, args):
+    topic = Topic(participant, args.topic, String_)
+    reader = DataReader(participant, topic, qos=qos(args, STRING_HASH))
+    say("listening")
+    heard = 0
+    told = set()
+    deadline = time.monotonic() + args.timeout
+    while heard < args.count and time.monotonic() < deadline:
+        for handle in reader.get_matched_publications():
+            if handle not in told:
+                told.add(handle)
+                data = reader.get_matched_publication_data(handle)
+                say(f"matched {data.topic_name} {data.type_name}")
+        for sample in reader.take(N=64):
+            say(f"heard {sample.serialize().hex()} {sample.data}")
+            heard += 1
+        time.sleep(0.01)
+    say(f"heard {heard} messages")
+    sys.exit(0 if heard >= args.count else 1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("role", choices=["talker", "listener", "malformed", "cloud", "cloud-listener"])
+    parser.add_argument("--topic", default="rt/chatter")
+    parser.add_argument("--domain", type=int, default=0)
+    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--rate", type=float, default=0, help="messages per second (0: as fast as possible)")
+    parser.add_argument("--depth", type=int, default=10)
+    parser.add_argument("--keep-all", action="store_true")
+    parser.add_argument("--best-effort", action="store_true")
+    parser.add_argument("--no-wait", action="store_true", help="talk without waiting for a reader")
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--linger", type=float, default=0, help="seconds to stay after the last message")
+    parser.add_argument("--width", type=int, default=640)
+    parser.add_argument("--height", type=int, default=480)
+    args = parser.parse_args()
+    participant = DomainParticipant(args.domain, qos=Qos(Policy.Userdata(data=b"enclave=/;")))
+    {"talker": talker, "listener": listener, "malformed": malformed, "cloud": cloud,
+     "cloud-listener": cloud_listener}[args.role](participant, args)
+
+
+if __name__ == "__main__":
+    main()
