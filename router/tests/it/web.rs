@@ -26,7 +26,7 @@ fn timed_get(url: &str) -> (Result<String, String>, Duration) {
 /// unreachable for the 30 s connection lifetime. Now the request head has a short deadline and
 /// at the connection cap the connections without a request are shed first.
 #[test]
-fn metrics_answer_within_a_second_while_500_half_open_connections_wait() {
+fn metrics_answer_without_waiting_for_500_half_open_connections() {
     let router = Router::start(&[]);
     let addr = router
         .metrics
@@ -56,9 +56,11 @@ fn metrics_answer_within_a_second_while_500_half_open_connections_wait() {
         }
     }
     eprintln!("slowest scrape among 500 half-open connections: {slowest:?}");
+    // Not a performance bound (61 ms was measured): a scrape that had to wait for a half-open
+    // connection to time out would take at least the server's 3 s request-head deadline.
     assert!(
-        slowest < Duration::from_secs(1),
-        "a scrape took {slowest:?} while half-open connections waited"
+        slowest < Duration::from_secs(3),
+        "a scrape took {slowest:?}: it waited for a half-open connection's slot"
     );
 
     // The server closed them all (shed at the cap, or past the head deadline), without the
