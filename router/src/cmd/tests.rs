@@ -113,10 +113,23 @@ fn the_walk_finds_the_flags_issue_11_named() {
     }
 }
 
+/// True when `--flag` of `subcommand` takes a comma-separated list (there `1,5` is two values).
+fn takes_a_list(subcommand: &str, flag: &str) -> bool {
+    Cli::command()
+        .find_subcommand(subcommand)
+        .and_then(|sub| {
+            sub.get_arguments()
+                .find(|a| a.get_long().is_some_and(|long| flag == format!("--{long}")))
+                .map(|a| a.get_value_delimiter() == Some(','))
+        })
+        .unwrap_or(false)
+}
+
 #[test]
 fn every_numeric_flag_refuses_hostile_values_with_exit_code_2() {
     for (subcommand, flag) in numeric_flags() {
-        for value in HOSTILE {
+        let list = takes_a_list(&subcommand, &flag);
+        for value in HOSTILE.into_iter().filter(|v| !(list && *v == "1,5")) {
             let result = std::panic::catch_unwind(|| Cli::try_parse_from(argv(&subcommand, &flag, value)));
             let parsed = result.unwrap_or_else(|_| panic!("zshm {subcommand} {flag} {value:?} panicked"));
             let err = match parsed {

@@ -237,7 +237,7 @@ impl RawPublisher {
 
     /// Sends a filled loan numbered `sequence` (increasing per publisher) with its attachment:
     /// through the lane when it has subscribers, and through zenoh unless every subscriber zenoh
-    /// knows is served by the lane ([`LaneRoute`]). Without a lane, the same as
+    /// knows is served by the lane (the lane route). Without a lane, the same as
     /// [`publish_loan_with_attachment`](Self::publish_loan_with_attachment).
     pub async fn send(&self, loan: RawLoan, attachment: &[u8], sequence: i64) -> Result<(), PublishError> {
         let Some(route) = self.lane.clone() else {

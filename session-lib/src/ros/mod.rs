@@ -12,7 +12,7 @@
 //! * [`executor`]: where callbacks run: executors, callback groups, timers.
 //! * [`dynamic`]: publishers and subscriptions for types known only by name (bags).
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
-//! * [`lane`]: which publishers a subscription receives through the same-host lane, when a
+//! * `lane`: which publishers a subscription receives through the same-host lane, when a
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
 
 pub mod attachment;
@@ -34,6 +34,7 @@ mod sample;
 pub mod service;
 mod subscription;
 
+pub use delivery::{HEAP_BYTES_BOUND, KEEP_ALL_BOUND};
 pub use executor::{CallbackGroup, CallbackGroupKind, Executor, ExecutorError, SpinHandle, Timer};
 pub use node::{Node, NodeError, NodeOptions};
 pub use publisher::{Loan, Publisher};

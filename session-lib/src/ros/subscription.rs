@@ -153,7 +153,7 @@ impl Node {
     /// in order, on the node's executor, in the node's default callback group.
     ///
     /// When the callback does not keep up, the queue drops the oldest samples as the QoS says
-    /// (KEEP_LAST: `depth`; KEEP_ALL: a bound, see [`delivery`](super::delivery)), counts them
+    /// (KEEP_LAST: `depth`; KEEP_ALL: a bound, [`KEEP_ALL_BOUND`](super::KEEP_ALL_BOUND)), counts them
     /// in the session stats and logs the first; the gap shows in the sequence numbers.
     pub async fn create_subscription<T: Message>(
         &self,

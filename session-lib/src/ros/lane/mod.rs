@@ -45,14 +45,6 @@ pub fn subscription_fits(subscription: &QosProfile) -> Result<(), LaneFallback> 
 
 /// Whether a subscription may receive a publisher through the lane; `Ok` gives how many past
 /// messages (TRANSIENT_LOCAL history) it asks for, as zenoh would give it: the smaller depth.
-///
-/// ```
-/// use zshm::ros::lane::pair;
-/// use zshm::ros::qos::{Durability, QosProfile};
-/// let latched = QosProfile::keep_last(1).durability(Durability::TransientLocal);
-/// assert_eq!(pair(&latched, &QosProfile::keep_last(10).durability(Durability::TransientLocal)), Ok(1));
-/// assert_eq!(pair(&latched, &QosProfile::keep_last(10)), Ok(0));
-/// ```
 pub fn pair(publisher: &QosProfile, subscription: &QosProfile) -> Result<usize, LaneFallback> {
     subscription_fits(subscription)?;
     // A blocking publisher waits for full lane subscribers; one that would not wait over zenoh
@@ -107,6 +99,19 @@ pub(crate) fn tokens_of_topic(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_late_joiner_gets_the_smaller_history_and_a_volatile_one_none() {
+        let latched = QosProfile::keep_last(1).durability(Durability::TransientLocal);
+        assert_eq!(
+            pair(
+                &latched,
+                &QosProfile::keep_last(10).durability(Durability::TransientLocal)
+            ),
+            Ok(1)
+        );
+        assert_eq!(pair(&latched, &QosProfile::keep_last(10)), Ok(0));
+    }
     use crate::ros::qos::Reliability;
 
     fn keep_all_reliable() -> QosProfile {
