@@ -174,7 +174,7 @@ async fn play_all(
                     message.data
                 };
                 let publisher = &played[index].publisher;
-                let mut loan = publisher.loan(data.len()).await;
+                let mut loan = publisher.buffer(data.len()).await;
                 loan.copy_from_slice(&data);
                 publisher
                     .publish_loan(loan, now_nanos() as i64)

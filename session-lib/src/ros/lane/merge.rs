@@ -6,8 +6,11 @@
 //! message that comes after a gap waits only if the gap may still be filled by zenoh: the lane
 //! header says up to which number the publisher also sent through zenoh (`zenoh_until`), and
 //! what zenoh delivered so far is known. That happens when a subscription switches to the lane
-//! (the lane is faster: its first message overtakes the last ones zenoh still carries). Any other
-//! gap is a real loss (a KEEP_LAST queue overwrote it, or zenoh dropped it) and nothing waits.
+//! (the lane is faster: its first message overtakes the last ones zenoh still carries), also
+//! for the very first message of a publisher, which waits until zenoh has delivered up to the
+//! last number it owes (without counting a gap if those never come: they may predate the
+//! subscription). Any other gap is a real loss (a KEEP_LAST queue overwrote it, or zenoh dropped
+//! it) and nothing waits.
 //!
 //! Publishers the subscription does not receive through the lane (rmw_zenoh nodes, other hosts)
 //! are not touched: their messages are delivered as they arrive, as without the lane.
@@ -154,7 +157,11 @@ impl<I> Merge<I> {
             return outcome;
         }
         // The usual case, the next message with nothing waiting: straight through.
-        if stream.pending.is_empty() && stream.last.is_none_or(|last| sequence == last + 1) {
+        let next = match stream.last {
+            Some(last) => sequence == last + 1,
+            None => via == Via::Zenoh || !stream.first_contact_owed(sequence),
+        };
+        if stream.pending.is_empty() && next {
             stream.last = Some(sequence);
             outcome.deliver.push(item);
             return outcome;
@@ -184,6 +191,15 @@ impl<I> Merge<I> {
 }
 
 impl<I> Stream<I> {
+    /// Whether the first message of this publisher, `sequence` from the lane, may have been
+    /// overtaken by earlier ones zenoh still carries. The lane's first message can be faster than
+    /// the zenoh messages the publisher sent before it saw this subscription on the lane; which
+    /// of those were sent after the subscription's zenoh subscriber existed (and so will arrive)
+    /// is unknown, so the wait ends as soon as zenoh has delivered up to the last one it owes.
+    fn first_contact_owed(&self, sequence: i64) -> bool {
+        self.zenoh_seen < (sequence - 1).min(self.zenoh_until)
+    }
+
     fn flush(&mut self, now: Instant, outcome: &mut Outcome<I>) {
         while let Some((&sequence, _)) = self.pending.first_key_value() {
             let owed = match self.last {
@@ -193,14 +209,19 @@ impl<I> Stream<I> {
                     let to = (sequence - 1).min(self.zenoh_until);
                     from <= to
                 }
-                _ => false,
+                Some(_) => false,
+                None => self.first_contact_owed(sequence),
             };
             if owed {
                 let since = *self.waiting_since.get_or_insert(now);
                 if now.duration_since(since) < SWITCH_WAIT && self.pending.len() <= MAX_PENDING {
                     return;
                 }
-                outcome.gaps += 1;
+                // Before the first delivery nothing was promised to this subscription: the
+                // messages zenoh did not bring may have been sent before it subscribed.
+                if self.last.is_some() {
+                    outcome.gaps += 1;
+                }
             }
             self.waiting_since = None;
             let (sequence, item) = self.pending.pop_first().expect("the first key exists");
@@ -284,15 +305,56 @@ mod tests {
     }
 
     #[test]
+    fn a_first_lane_message_waits_for_the_earlier_one_zenoh_carries() {
+        let mut merge = Merge::default();
+        let now = Instant::now();
+        merge.attached(P);
+        // 1 went through zenoh only (the lane had no subscriber yet); 2 overtakes it on the lane.
+        assert!(run(&mut merge, &[(2, lane(1))], now).is_empty());
+        assert_eq!(run(&mut merge, &[(1, Via::Zenoh)], now), [1, 2]);
+        assert_eq!(merge.deadline(), None);
+    }
+
+    #[test]
+    fn a_first_lane_message_waits_at_most_the_switch_wait_and_counts_no_gap() {
+        let mut merge = Merge::default();
+        let start = Instant::now();
+        merge.attached(P);
+        // 1..=5 went through zenoh before this subscription existed: they never come.
+        assert!(run(&mut merge, &[(6, lane(5))], start).is_empty());
+        let outcome = merge.tick(start + SWITCH_WAIT);
+        assert_eq!((outcome.deliver, outcome.gaps), (vec![6], 0));
+        assert_eq!(run(&mut merge, &[(7, lane(7))], start + SWITCH_WAIT), [7]);
+    }
+
+    #[test]
+    fn a_first_lane_message_with_nothing_owed_goes_straight_through() {
+        let mut merge = Merge::default();
+        let now = Instant::now();
+        merge.attached(P);
+        // Sent through zenoh too (zenoh_until = 1, its own number): nothing earlier is owed.
+        assert_eq!(run(&mut merge, &[(1, lane(1))], now), [1]);
+        let mut later = Merge::default();
+        later.attached(P);
+        // Only the lane since 3, and zenoh brought everything up to 2: 4 goes through.
+        let steps = [(1, Via::Zenoh), (2, Via::Zenoh), (4, lane(2))];
+        assert_eq!(run(&mut later, &steps, now), [1, 2, 4]);
+    }
+
+    #[test]
     fn a_gap_zenoh_cannot_fill_does_not_wait() {
         let mut merge = Merge::default();
         let now = Instant::now();
         merge.attached(P);
         // Only the lane since 3 (zenoh_until stays 2): 5 and 6 were overwritten in the queue.
-        assert_eq!(
-            run(&mut merge, &[(3, lane(2)), (4, lane(2)), (7, lane(2))], now),
-            [3, 4, 7]
-        );
+        let steps = [
+            (1, Via::Zenoh),
+            (2, Via::Zenoh),
+            (3, lane(2)),
+            (4, lane(2)),
+            (7, lane(2)),
+        ];
+        assert_eq!(run(&mut merge, &steps, now), [1, 2, 3, 4, 7]);
         assert_eq!(merge.deadline(), None);
     }
 
