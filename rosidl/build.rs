@@ -5,11 +5,20 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("interfaces");
+    // Read when the script runs, not when it was compiled: a build directory reused from another
+    // checkout must not embed that checkout's (maybe deleted) folder.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("interfaces");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
+    // An empty set would build a zshm without its message types, failing far from the cause.
+    assert!(
+        !files.is_empty(),
+        "no interface definitions under {}: the shipped packages are missing",
+        root.display()
+    );
     let mut out = String::from("/// Every shipped definition: (package, path inside the package, text).\n");
     out.push_str("pub(crate) const SHIPPED: &[(&str, &str, &str)] = &[\n");
     for file in files {

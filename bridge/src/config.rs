@@ -4,7 +4,8 @@
 //! Filters match the fully qualified ROS topic name (`/chatter`, not `rt/chatter`). A kind
 //! names the endpoint on the DDS side whose topic would be bridged: `publisher` filters the
 //! routes DDS → zenoh (a DDS publisher's topic), `subscriber` the routes zenoh → DDS (a DDS
-//! subscription's topic). `allow` and `deny` can both be given: a topic passes when it matches an
+//! subscription's topic), `service_server` the routes of zenoh clients to a DDS server and
+//! `service_client` those of DDS clients to a zenoh server (on the service name). `allow` and `deny` can both be given: a topic passes when it matches an
 //! allow (or there is none) and matches no deny.
 
 use std::net::IpAddr;
@@ -20,6 +21,10 @@ pub enum Kind {
     Publisher,
     /// A DDS subscription (routes zenoh → DDS).
     Subscriber,
+    /// A DDS service server (routes zenoh clients to it).
+    ServiceServer,
+    /// A DDS service client (routes it to zenoh servers).
+    ServiceClient,
 }
 
 impl Kind {
@@ -28,6 +33,8 @@ impl Kind {
         match self {
             Kind::Publisher => "publisher",
             Kind::Subscriber => "subscriber",
+            Kind::ServiceServer => "service_server",
+            Kind::ServiceClient => "service_client",
         }
     }
 
@@ -35,13 +42,13 @@ impl Kind {
         match text {
             "publisher" | "publishers" | "pub" => Ok(Kind::Publisher),
             "subscriber" | "subscribers" | "sub" => Ok(Kind::Subscriber),
-            // Services and actions are not bridged yet: a filter for them would silently do
-            // nothing, so it is refused instead.
-            "service_server" | "service_client" | "action_server" | "action_client" => {
-                Err(ConfigError::NotBridgedYet {
-                    kind: text.to_owned(),
-                })
-            }
+            "service_server" | "service_servers" => Ok(Kind::ServiceServer),
+            "service_client" | "service_clients" => Ok(Kind::ServiceClient),
+            // An action travels as its services and topics, which those kinds filter; a filter
+            // on the action as one would silently do nothing, so it is refused instead.
+            "action_server" | "action_client" => Err(ConfigError::NotBridgedYet {
+                kind: text.to_owned(),
+            }),
             _ => Err(ConfigError::UnknownKind {
                 kind: text.to_owned(),
             }),
@@ -67,8 +74,10 @@ pub enum ConfigError {
         /// The kind given.
         kind: String,
     },
-    /// The kind is a service or action kind, which the bridge does not bridge yet.
-    #[error("`{kind}`: services and actions are not bridged yet, so a filter for them would do nothing")]
+    /// The kind is an action kind, which the bridge does not filter as one.
+    #[error(
+        "`{kind}`: actions are bridged as their services and topics; filter those (service_server=^/name/_action/, publisher=^/name/_action/)"
+    )]
     NotBridgedYet {
         /// The kind given.
         kind: String,
@@ -264,7 +273,7 @@ mod tests {
             Err(ConfigError::UnknownKind { .. })
         ));
         assert!(matches!(
-            base().rule("service_server=x", true),
+            base().rule("action_server=x", true),
             Err(ConfigError::NotBridgedYet { .. })
         ));
         assert!(matches!(

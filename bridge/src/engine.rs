@@ -3,8 +3,9 @@
 //! The bridge keeps no state machine of its own: at each [`Bridge::reconcile`] it lists what each
 //! side has (DDS endpoints of other participants from RustDDS's discovery, rmw_zenoh endpoints
 //! of other sessions from their liveliness tokens), works out which routes should exist (a topic
-//! and type with a publisher on one side and a subscription on the other, allowed by the
-//! filters), and creates or removes routes to match. So a route exists only while both sides
+//! and type with a publisher on one side and a subscription on the other, or a service and type
+//! with a server on one side and a client on the other, allowed by the filters), and creates or
+//! removes routes to match. So a route exists only while both sides
 //! have a matching endpoint, and every restart on either side converges.
 //!
 //! No loops: the bridge's own DDS endpoints share its participant's GUID prefix and its own
@@ -28,6 +29,7 @@ use crate::config::{BridgeConfig, Kind};
 use crate::dds::{Dds, DdsError, DdsQos, RemoteEndpoint};
 use crate::names::{self, TypeHashSource};
 use crate::route::{self, Checks, DdsToZenoh, OwnGids, ZenohToDds};
+use crate::service::{Counters, DdsToZenohServer, ZenohToDdsServer};
 use crate::stats::RouteStats;
 
 /// How often DDS discovery is looked at (RustDDS keeps it; the bridge polls its snapshot).
@@ -55,6 +57,17 @@ pub enum Direction {
     DdsToZenoh,
     /// An rmw_zenoh publisher to DDS subscriptions.
     ZenohToDds,
+    /// rmw_zenoh clients to a DDS service server.
+    ToDdsServer,
+    /// DDS clients to an rmw_zenoh service server.
+    ToZenohServer,
+}
+
+impl Direction {
+    /// Whether the route carries a service (requests and replies) rather than a topic.
+    pub fn is_service(self) -> bool {
+        matches!(self, Direction::ToDdsServer | Direction::ToZenohServer)
+    }
 }
 
 impl std::fmt::Display for Direction {
@@ -62,6 +75,8 @@ impl std::fmt::Display for Direction {
         f.write_str(match self {
             Direction::DdsToZenoh => "DDS -> zenoh",
             Direction::ZenohToDds => "zenoh -> DDS",
+            Direction::ToDdsServer => "zenoh clients -> DDS server",
+            Direction::ToZenohServer => "DDS clients -> zenoh server",
         })
     }
 }
@@ -71,9 +86,9 @@ impl std::fmt::Display for Direction {
 pub struct RouteInfo {
     /// Which way.
     pub direction: Direction,
-    /// The ROS topic, fully qualified.
+    /// The ROS topic or service, fully qualified.
     pub topic: String,
-    /// The DDS type name (`pkg::msg::dds_::Type_`).
+    /// The DDS type name (`pkg::msg::dds_::Type_`; a service's `pkg::srv::dds_::Type_`).
     pub dds_type: String,
     /// The type hash in the zenoh key expression.
     pub type_hash: String,
@@ -131,8 +146,10 @@ struct RouteKey {
 /// What keeps a route running; it is only held, and dropping it removes the route's endpoints.
 #[allow(dead_code)] // held for its `Drop`, never read
 enum Running {
-    ToZenoh(DdsToZenoh),
-    ToDds(Box<ZenohToDds>),
+    Publications(DdsToZenoh),
+    Subscriptions(Box<ZenohToDds>),
+    DdsServer(Box<ZenohToDdsServer>),
+    ZenohServer(DdsToZenohServer),
 }
 
 struct Route {
@@ -291,7 +308,10 @@ impl Bridge {
         events: &mut Vec<RouteEvent>,
     ) -> Option<String> {
         let Some(topic) = names::ros_topic(&endpoint.topic) else {
-            if !endpoint.topic.starts_with("DCPS") && endpoint.topic != "ros_discovery_info" {
+            if !endpoint.topic.starts_with("DCPS")
+                && endpoint.topic != "ros_discovery_info"
+                && names::ros_service(&endpoint.topic).is_none()
+            {
                 self.say_once(
                     events,
                     &endpoint.topic,
@@ -330,10 +350,12 @@ impl Bridge {
 
     fn wanted(&mut self, events: &mut Vec<RouteEvent>) -> BTreeMap<RouteKey, Wanted> {
         let zenoh = self.zenoh_endpoints();
+        let (dds_writers, dds_readers) = (self.dds.remote_writers(), self.dds.remote_readers());
         let mut wanted = BTreeMap::new();
+        self.wanted_services(&zenoh, &dds_writers, &dds_readers, events, &mut wanted);
         // DDS publishers → zenoh subscriptions.
         let mut writers: BTreeMap<(String, String), Vec<RemoteEndpoint>> = BTreeMap::new();
-        for writer in self.dds.remote_writers() {
+        for writer in dds_writers {
             if let Some(topic) = self.ros_endpoint(&writer, Kind::Publisher, events) {
                 writers
                     .entry((topic, writer.type_name.clone()))
@@ -403,7 +425,7 @@ impl Bridge {
         }
         // zenoh publishers → DDS subscriptions.
         let mut readers: BTreeSet<(String, String)> = BTreeSet::new();
-        for reader in self.dds.remote_readers() {
+        for reader in dds_readers {
             if let Some(topic) = self.ros_endpoint(&reader, Kind::Subscriber, events) {
                 readers.insert((topic, reader.type_name.clone()));
             }
@@ -453,7 +475,112 @@ impl Bridge {
         wanted
     }
 
+    /// The service routes: a DDS server (a reader of `rq/<name>Request` and a writer of
+    /// `rr/<name>Reply` with the service's request and response types) and an rmw_zenoh client
+    /// of the same service and type, or the reverse. The zenoh side's token gives the hash.
+    fn wanted_services(
+        &mut self,
+        zenoh: &[EndpointInfo],
+        dds_writers: &[RemoteEndpoint],
+        dds_readers: &[RemoteEndpoint],
+        events: &mut Vec<RouteEvent>,
+        wanted: &mut BTreeMap<RouteKey, Wanted>,
+    ) {
+        use names::ServiceHalf::{Reply, Request};
+        let halves = |endpoints: &[RemoteEndpoint]| -> BTreeSet<(String, String, names::ServiceHalf)> {
+            endpoints
+                .iter()
+                .filter_map(|e| {
+                    let (service, topic_half) = names::ros_service(&e.topic)?;
+                    let (ty, type_half) = names::service_type(&e.type_name)?;
+                    (topic_half == type_half).then_some((service, ty, topic_half))
+                })
+                .collect()
+        };
+        let (written, read) = (halves(dds_writers), halves(dds_readers));
+        let all_reliable = |service: &str, endpoints: &[RemoteEndpoint]| {
+            let (requests, replies) = names::dds_service_topics(service);
+            endpoints
+                .iter()
+                .filter(|e| e.topic == requests || e.topic == replies)
+                .all(|e| e.reliable)
+        };
+        for (direction, kind, zenoh_kind) in [
+            (
+                Direction::ToDdsServer,
+                Kind::ServiceServer,
+                EntityKind::ServiceClient,
+            ),
+            (
+                Direction::ToZenohServer,
+                Kind::ServiceClient,
+                EntityKind::ServiceServer,
+            ),
+        ] {
+            // A DDS server reads requests and writes replies; a DDS client the other way round.
+            let (reads, writes) = if direction == Direction::ToDdsServer {
+                (Request, Reply)
+            } else {
+                (Reply, Request)
+            };
+            let services: BTreeSet<(String, String)> = read
+                .iter()
+                .filter(|(service, ty, half)| {
+                    *half == reads && written.contains(&(service.clone(), ty.clone(), writes))
+                })
+                .map(|(service, ty, _)| (service.clone(), ty.clone()))
+                .collect();
+            for (service, dds_type) in services {
+                let Some(peer) = zenoh
+                    .iter()
+                    .find(|e| e.kind == zenoh_kind && e.topic == service && e.type_name == dds_type)
+                else {
+                    continue;
+                };
+                if !self.config.allows(kind, &service) {
+                    self.say_once(
+                        events,
+                        &service,
+                        format!("denied by the {} filters", kind.label()),
+                    );
+                    continue;
+                }
+                let reliable = all_reliable(&service, dds_writers) && all_reliable(&service, dds_readers);
+                let info = RouteInfo {
+                    direction,
+                    topic: service.clone(),
+                    dds_type: dds_type.clone(),
+                    type_hash: peer.type_hash.clone(),
+                    hash_source: TypeHashSource::Zenoh,
+                    reliable,
+                    transient_local: false,
+                };
+                let dds_qos = DdsQos {
+                    reliable,
+                    transient_local: false,
+                    depth: Some(10),
+                };
+                let key = RouteKey {
+                    direction,
+                    topic: service,
+                    dds_type,
+                };
+                wanted.insert(
+                    key,
+                    Wanted {
+                        info,
+                        zenoh_qos: QosProfile::services_default(),
+                        dds_qos,
+                    },
+                );
+            }
+        }
+    }
+
     async fn create(&self, want: &Wanted) -> Result<Route, String> {
+        if want.info.direction.is_service() {
+            return self.create_service_route(want).await;
+        }
         let info = &want.info;
         let stats = Arc::new(RouteStats::default());
         let name = format!("{} {}", info.topic, info.direction);
@@ -479,7 +606,7 @@ impl Bridge {
                     .map_err(|e| e.to_string())?;
                 let gid = Gid::of_token(&liveliness::endpoint_token(publisher.info()));
                 let dds = self.dds.clone();
-                Running::ToZenoh(DdsToZenoh::start(
+                Running::Publications(DdsToZenoh::start(
                     reader,
                     publisher,
                     gid,
@@ -488,6 +615,7 @@ impl Bridge {
                     checks,
                 ))
             }
+            Direction::ToDdsServer | Direction::ToZenohServer => unreachable!("handled above"),
             Direction::ZenohToDds => {
                 let writer = self
                     .dds
@@ -500,11 +628,77 @@ impl Bridge {
                     .create_dynamic_subscription(&info.topic, &ty, want.zenoh_qos, callback)
                     .await
                     .map_err(|e| e.to_string())?;
-                Running::ToDds(Box::new(
+                Running::Subscriptions(Box::new(
                     ZenohToDds::start(subscription, writer, incoming, checks)
                         .map_err(|e| format!("cannot start the writer thread: {e}"))?,
                 ))
             }
+        };
+        Ok(Route {
+            info: want.info.clone(),
+            stats,
+            _running: running,
+        })
+    }
+
+    async fn create_service_route(&self, want: &Wanted) -> Result<Route, String> {
+        let info = &want.info;
+        let stats = Arc::new(RouteStats::default());
+        let counters = Counters {
+            name: format!("{} {}", info.topic, info.direction).into(),
+            stats: stats.clone(),
+        };
+        let ty = DynamicType {
+            dds_name: info.dds_type.clone(),
+            hash: info.type_hash.clone(),
+        };
+        let (request_topic, reply_topic) = names::dds_service_topics(&info.topic);
+        let (request_type, reply_type) = names::service_message_types(&info.dds_type);
+        let running = if info.direction == Direction::ToDdsServer {
+            let writer = self
+                .dds
+                .writer(&request_topic, &request_type, want.dds_qos)
+                .map_err(|e| e.to_string())?;
+            let reader = self
+                .dds
+                .reader(&reply_topic, &reply_type, want.dds_qos)
+                .map_err(|e| e.to_string())?;
+            Running::DdsServer(Box::new(
+                ZenohToDdsServer::start(
+                    &self.node,
+                    &info.topic,
+                    &ty,
+                    writer,
+                    reader,
+                    self.own_gids.clone(),
+                    counters,
+                )
+                .await
+                .map_err(|e| e.to_string())?,
+            ))
+        } else {
+            let reader = self
+                .dds
+                .reader(&request_topic, &request_type, want.dds_qos)
+                .map_err(|e| e.to_string())?;
+            let writer = self
+                .dds
+                .writer(&reply_topic, &reply_type, want.dds_qos)
+                .map_err(|e| e.to_string())?;
+            let client = self
+                .node
+                .create_dynamic_client(&info.topic, &ty)
+                .await
+                .map_err(|e| e.to_string())?;
+            let dds = self.dds.clone();
+            Running::ZenohServer(DdsToZenohServer::start(
+                client,
+                reader,
+                writer,
+                move |guid| dds.is_own(guid),
+                self.own_gids.clone(),
+                counters,
+            ))
         };
         Ok(Route {
             info: want.info.clone(),

@@ -10,8 +10,11 @@
 //! CDR bytes pass through unchanged; only the 4-byte encapsulation header is rebuilt, because
 //! RustDDS hands over and takes the body and the representation identifier separately.
 //!
-//! What it is not (yet): services and actions, `ros_discovery_info` (DDS nodes' names), a cache
-//! for transient-local late joiners. See the README's "Bridging DDS".
+//! Services are routed too, both ways ([`service`]: rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics
+//! with rmw_cyclonedds_cpp's request header), and so actions, which are services and topics.
+//! What it is not (yet): rmw_fastrtps_cpp's services (the request identity travels in the RTPS
+//! sample identity), `ros_discovery_info` (DDS nodes' names), a cache for transient-local late
+//! joiners. See the README's "Bridging DDS".
 //!
 //! ## Why RustDDS
 //!
@@ -41,6 +44,7 @@ mod dds;
 mod engine;
 pub mod names;
 mod route;
+pub(crate) mod service;
 pub mod stats;
 
 pub use config::{BridgeConfig, ConfigError, Kind};

@@ -5,6 +5,10 @@
 //! * Types: DDS and rmw_zenoh both use the DDS name `pkg::msg::dds_::Type_` (rmw_zenoh puts it in
 //!   key expressions and tokens as it is), so the name needs no mapping; `pkg/msg/Type` is only
 //!   what people read.
+//! * Services: ROS `/a/b` is DDS `rq/a/bRequest` (requests, type `pkg::srv::dds_::X_Request_`)
+//!   and `rr/a/bReply` (replies, `pkg::srv::dds_::X_Response_`); on zenoh it is one key with the
+//!   service type `pkg::srv::dds_::X_` and the service's hash. Actions' inner services use
+//!   `pkg::action::dds_::X_SendGoal_…` the same way.
 //! * Type hashes: rmw_zenoh keys carry `RIHS01_<sha256>`. Jazzy's DDS RMWs put it in each
 //!   endpoint's USER_DATA as `typehash=RIHS01_…;` (`encode_type_hash_for_user_data_qos` in
 //!   rmw_dds_common's `qos.cpp`); Humble's send nothing. [`TypeHashSource`] says where a hash came
@@ -36,6 +40,54 @@ pub fn ros_topic(dds_topic: &str) -> Option<String> {
 /// The DDS topic of a ROS topic (`/chatter` → `rt/chatter`).
 pub fn dds_topic(ros_topic: &str) -> String {
     format!("{TOPIC_PREFIX}{}", ros_topic.trim_start_matches('/'))
+}
+
+/// Which half of a service a DDS topic carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ServiceHalf {
+    /// `rq/<name>Request`: requests, written by clients and read by servers.
+    Request,
+    /// `rr/<name>Reply`: replies, written by servers and read by clients.
+    Reply,
+}
+
+/// The ROS service of a DDS topic (`rq/add_two_intsRequest` → `/add_two_ints`, request half).
+pub fn ros_service(dds_topic: &str) -> Option<(String, ServiceHalf)> {
+    let (name, half) = if let Some(rest) = dds_topic.strip_prefix("rq/") {
+        (rest.strip_suffix("Request")?, ServiceHalf::Request)
+    } else {
+        let rest = dds_topic.strip_prefix("rr/")?;
+        (rest.strip_suffix("Reply")?, ServiceHalf::Reply)
+    };
+    ros_topic(&format!("{TOPIC_PREFIX}{name}")).map(|service| (service, half))
+}
+
+/// The two DDS topics of a ROS service: requests, then replies.
+pub fn dds_service_topics(service: &str) -> (String, String) {
+    let name = service.trim_start_matches('/');
+    (format!("rq/{name}Request"), format!("rr/{name}Reply"))
+}
+
+/// The service type (`pkg::srv::dds_::X_`) of a request or reply type as DDS names them
+/// (`pkg::srv::dds_::X_Request_`, `pkg::srv::dds_::X_Response_`), with the half it belongs to.
+pub fn service_type(dds_type: &str) -> Option<(String, ServiceHalf)> {
+    let (base, half) = if let Some(base) = dds_type.strip_suffix("_Request_") {
+        (base, ServiceHalf::Request)
+    } else {
+        (dds_type.strip_suffix("_Response_")?, ServiceHalf::Reply)
+    };
+    let (package, name) = base
+        .split_once("::srv::dds_::")
+        .or_else(|| base.split_once("::action::dds_::"))?;
+    (!package.is_empty() && !name.is_empty())
+        .then(|| format!("{base}_"))
+        .map(|service| (service, half))
+}
+
+/// The request and response types of the service type `pkg::srv::dds_::X_`.
+pub fn service_message_types(service_type: &str) -> (String, String) {
+    let base = service_type.strip_suffix('_').unwrap_or(service_type);
+    (format!("{base}_Request_"), format!("{base}_Response_"))
 }
 
 /// True for ROS message type names as DDS carries them (`pkg::msg::dds_::Type_`).
@@ -135,6 +187,47 @@ mod tests {
         ] {
             assert_eq!(ros_topic(not_ros), None, "{not_ros}");
         }
+    }
+
+    #[test]
+    fn services_map_both_ways() {
+        assert_eq!(
+            ros_service("rq/add_two_intsRequest"),
+            Some(("/add_two_ints".into(), ServiceHalf::Request))
+        );
+        assert_eq!(
+            ros_service("rr/fibonacci/_action/send_goalReply"),
+            Some(("/fibonacci/_action/send_goal".into(), ServiceHalf::Reply))
+        );
+        assert_eq!(ros_service("rt/chatter"), None);
+        assert_eq!(ros_service("rq/add_two_ints"), None);
+        assert_eq!(ros_service("rq/Request"), None);
+        assert_eq!(
+            dds_service_topics("/add_two_ints"),
+            ("rq/add_two_intsRequest".into(), "rr/add_two_intsReply".into())
+        );
+        let service = "example_interfaces::srv::dds_::AddTwoInts_";
+        assert_eq!(
+            service_type("example_interfaces::srv::dds_::AddTwoInts_Request_"),
+            Some((service.into(), ServiceHalf::Request))
+        );
+        assert_eq!(
+            service_type("example_interfaces::srv::dds_::AddTwoInts_Response_"),
+            Some((service.into(), ServiceHalf::Reply))
+        );
+        assert_eq!(
+            service_type("action_tutorials_interfaces::action::dds_::Fibonacci_SendGoal_Request_")
+                .map(|(t, _)| t),
+            Some("action_tutorials_interfaces::action::dds_::Fibonacci_SendGoal_".into())
+        );
+        assert_eq!(service_type("std_msgs::msg::dds_::String_"), None);
+        assert_eq!(
+            service_message_types(service),
+            (
+                "example_interfaces::srv::dds_::AddTwoInts_Request_".into(),
+                "example_interfaces::srv::dds_::AddTwoInts_Response_".into()
+            )
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub(crate) const VALIDATE_MAX: usize = 64 * 1024;
 /// How long a new route waits for its outgoing endpoint to match the other side's before it
 /// forwards anyway: the messages that arrive meanwhile wait in the DDS reader's history or the
 /// queue, so that the first messages of a new route are not lost to discovery.
-const MATCH_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const MATCH_WAIT: Duration = Duration::from_secs(5);
 
 /// Messages waiting for a DDS writer before new ones are dropped (counted as `queue_full`):
 /// zenoh's callback must never wait for DDS.

@@ -26,6 +26,9 @@ pub enum DropReason {
     QueueFull,
     /// zenoh or DDS refused to send it.
     SendFailed,
+    /// A request across the bridge got no reply (the server did not answer in time, refused,
+    /// or left).
+    NoReply,
 }
 
 impl DropReason {
@@ -39,6 +42,7 @@ impl DropReason {
             DropReason::BigEndian => "big_endian",
             DropReason::QueueFull => "queue_full",
             DropReason::SendFailed => "send_failed",
+            DropReason::NoReply => "no_reply",
         }
     }
 
@@ -54,6 +58,9 @@ impl DropReason {
             DropReason::BigEndian => "publish little-endian CDR",
             DropReason::QueueFull => "the DDS readers do not keep up; lower the rate or use best effort",
             DropReason::SendFailed => "see the error logged with it",
+            DropReason::NoReply => {
+                "the server is slow, refused the request or left; the caller got its own timeout"
+            }
         }
     }
 }

@@ -27,7 +27,8 @@ pub struct Args {
     #[arg(long = "dds-interface", value_name = "IP")]
     pub dds_interfaces: Vec<String>,
     /// Bridge only the topics matching: KIND=REGEX, KIND publisher (DDS publishers, routes
-    /// DDS -> zenoh) or subscriber (DDS subscriptions, routes zenoh -> DDS). Repeatable.
+    /// DDS -> zenoh), subscriber (DDS subscriptions, routes zenoh -> DDS), service_server (DDS
+    /// servers, for zenoh clients) or service_client (DDS clients, to zenoh servers). Repeatable.
     #[arg(long, value_name = "KIND=REGEX")]
     pub allow: Vec<String>,
     /// Never bridge the topics matching: KIND=REGEX, as --allow. Repeatable.

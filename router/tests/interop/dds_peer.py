@@ -11,6 +11,12 @@ Roles (one per run):
              --count good ones
   cloud      publish --count PointCloud2 of --width x --height points at --rate
   cloud-listener  receive --count PointCloud2 and print their latency (header stamp to take)
+  add-server serve example_interfaces/srv/AddTwoInts on --service as rmw_cyclonedds_cpp does
+             (`rq/<name>Request`, `rr/<name>Reply`, the 16-byte request header: client guid
+             and sequence number, copied into the reply); `--silent` takes requests and never
+             answers; prints `request <a> <b>` for each, stops after --count
+  add-client call it once with --a and --b once both endpoints matched; prints `sum <n>` or
+             `no reply within <t> s` (exit 1)
 
 Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
 to `lo` unless the caller set it (the tests also run it in a network namespace of their own).
@@ -30,7 +36,8 @@ os.environ.setdefault(
 
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.idl import IdlStruct  # noqa: E402
-from cyclonedds.idl.types import int32, sequence, uint8, uint32  # noqa: E402
+from cyclonedds.idl.types import int32, int64, sequence, uint8, uint32, uint64  # noqa: E402
+from cyclonedds.internal import InvalidSample  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
 from cyclonedds.qos import Policy, Qos  # noqa: E402
 from cyclonedds.sub import DataReader  # noqa: E402
@@ -85,6 +92,25 @@ class PointCloud2_(IdlStruct, typename="sensor_msgs::msg::dds_::PointCloud2_"):
     row_step: uint32
     data: sequence[uint8]
     is_dense: bool
+
+
+# rmw_cyclonedds_cpp writes a request header (the client's guid, the request's sequence number)
+# before the request's fields and the server copies it before the response's; as CDR it is two
+# 8-byte integers, so declaring them as the first two members gives the same bytes.
+
+@dataclass
+class AddTwoIntsRequest_(IdlStruct, typename="example_interfaces::srv::dds_::AddTwoInts_Request_"):
+    client_guid: uint64
+    sequence_number: int64
+    a: int64
+    b: int64
+
+
+@dataclass
+class AddTwoIntsResponse_(IdlStruct, typename="example_interfaces::srv::dds_::AddTwoInts_Response_"):
+    client_guid: uint64
+    sequence_number: int64
+    sum: int64
 
 
 def say(*words):
@@ -220,9 +246,71 @@ def listener(participant, args):
     sys.exit(0 if heard >= args.count else 1)
 
 
+def service_topics(participant, args):
+    name = args.service.strip("/")
+    return (Topic(participant, f"rq/{name}Request", AddTwoIntsRequest_),
+            Topic(participant, f"rr/{name}Reply", AddTwoIntsResponse_))
+
+
+def service_qos():
+    return Qos(Policy.DataRepresentation(use_cdrv0_representation=True),
+               Policy.Reliability.Reliable(duration(seconds=10)), Policy.History.KeepLast(10))
+
+
+def add_server(participant, args):
+    requests, replies = service_topics(participant, args)
+    reader = DataReader(participant, requests, qos=service_qos())
+    writer = DataWriter(participant, replies, qos=service_qos())
+    say("serving")
+    served = 0
+    deadline = time.monotonic() + args.timeout
+    while served < args.count and time.monotonic() < deadline:
+        for request in reader.take(N=16):
+            # A writer that leaves (a client gone) arrives as a sample without data.
+            if isinstance(request, InvalidSample):
+                continue
+            say(f"request {request.a} {request.b}")
+            served += 1
+            if not args.silent:
+                writer.write(AddTwoIntsResponse_(client_guid=request.client_guid,
+                                                 sequence_number=request.sequence_number,
+                                                 sum=request.a + request.b))
+        time.sleep(0.01)
+    if not args.silent:
+        writer.wait_for_acks(duration(seconds=args.timeout))
+    time.sleep(args.linger)
+
+
+def add_client(participant, args):
+    requests, replies = service_topics(participant, args)
+    writer = DataWriter(participant, requests, qos=service_qos())
+    reader = DataReader(participant, replies, qos=service_qos())
+    wait_matched("service server", lambda: writer.get_matched_subscriptions()
+                 and reader.get_matched_publications(), args.timeout)
+    say("matched")
+    guid = 0x0123456789ABCDEF
+    writer.write(AddTwoIntsRequest_(client_guid=guid, sequence_number=1, a=args.a, b=args.b))
+    deadline = time.monotonic() + args.timeout
+    while time.monotonic() < deadline:
+        for reply in reader.take(N=16):
+            if isinstance(reply, InvalidSample):
+                continue
+            if reply.client_guid == guid and reply.sequence_number == 1:
+                say(f"sum {reply.sum}")
+                return
+        time.sleep(0.01)
+    say(f"no reply within {args.timeout} s")
+    sys.exit(1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("role", choices=["talker", "listener", "malformed", "cloud", "cloud-listener"])
+    parser.add_argument("role", choices=["talker", "listener", "malformed", "cloud", "cloud-listener",
+                                         "add-server", "add-client"])
+    parser.add_argument("--service", default="add_two_ints")
+    parser.add_argument("--silent", action="store_true", help="add-server: never answer")
+    parser.add_argument("-a", "--a", type=int, default=2)
+    parser.add_argument("-b", "--b", type=int, default=3)
     parser.add_argument("--topic", default="rt/chatter")
     parser.add_argument("--domain", type=int, default=0)
     parser.add_argument("--count", type=int, default=10)
@@ -238,7 +326,8 @@ def main():
     args = parser.parse_args()
     participant = DomainParticipant(args.domain, qos=Qos(Policy.Userdata(data=b"enclave=/;")))
     {"talker": talker, "listener": listener, "malformed": malformed, "cloud": cloud,
-     "cloud-listener": cloud_listener}[args.role](participant, args)
+     "cloud-listener": cloud_listener, "add-server": add_server,
+     "add-client": add_client}[args.role](participant, args)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,11 @@ use super::liveliness::{self, EndpointInfo, EntityKind};
 use super::node::{Node, NodeError, declare_token};
 use super::qos::QosProfile;
 use super::service::CallError;
-use crate::raw::{PublishError, RawCallbackSubscription, RawLoan, RawPublisher, RawSample};
+use crate::msgs::wall_clock_nanos;
+use crate::raw::{
+    PublishError, RawCallbackSubscription, RawLoan, RawPublisher, RawQuery, RawQueryable, RawSample,
+};
+use crate::session::Session;
 
 /// A message type by its names, as liveliness tokens and key expressions carry it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -131,7 +135,100 @@ impl DynamicClient {
     }
 }
 
+/// A server of a service whose type is known only by name (the DDS bridge): requests are handed
+/// over as CDR bytes with their attachment checked, on zenoh's thread; the handler must not
+/// block and answers through [`DynamicRequest::reply`], now or later from any thread.
+#[derive(Debug)]
+pub struct DynamicService {
+    info: EndpointInfo,
+    // Dropped before the token: no new requests once the server stops announcing itself.
+    _queryable: RawQueryable,
+    _token: zenoh::liveliness::LivelinessToken,
+}
+
+impl DynamicService {
+    /// The server as its token describes it.
+    pub fn info(&self) -> &EndpointInfo {
+        &self.info
+    }
+}
+
+/// One request to a [`DynamicService`]. Dropping it without replying ends the call with no
+/// reply, which the client reports at once.
+#[derive(Debug)]
+pub struct DynamicRequest {
+    query: RawQuery,
+    key: std::sync::Arc<str>,
+    session: Session,
+    attachment: Attachment,
+}
+
+impl DynamicRequest {
+    /// The request's CDR bytes, encapsulation header included.
+    pub fn payload(&self) -> &[u8] {
+        self.query.payload()
+    }
+
+    /// The client's GID and the request's sequence number.
+    pub fn request_id(&self) -> (Gid, i64) {
+        (self.attachment.source_gid, self.attachment.sequence_number)
+    }
+
+    /// Replies with the CDR bytes `response` (encapsulation header included), copied once into
+    /// the session's buffer (SHM at or above its threshold), with the attachment rmw_zenoh
+    /// expects: the request's sequence number and client GID, and the time of the reply.
+    pub fn reply(self, response: &[u8]) -> Result<(), PublishError> {
+        let mut buffer = self.session.buffer_blocking(response.len());
+        buffer.copy_from_slice(response);
+        let attachment = Attachment {
+            source_timestamp: wall_clock_nanos(),
+            ..self.attachment
+        };
+        self.query.reply(&self.key, buffer, &attachment.encode())
+    }
+}
+
 impl Node {
+    /// Offers service `name` of the service type `ty` (its `pkg::srv::dds_::X_` name and the
+    /// service's hash) with the services QoS. `handler` runs on zenoh's thread for each request
+    /// whose attachment is valid (others are counted and logged once) and must not block.
+    pub async fn create_dynamic_service(
+        &self,
+        name: &str,
+        ty: &DynamicType,
+        handler: impl Fn(DynamicRequest) + Send + Sync + 'static,
+    ) -> Result<DynamicService, NodeError> {
+        let info = self.dynamic_endpoint(
+            EntityKind::ServiceServer,
+            name,
+            ty,
+            QosProfile::services_default(),
+        )?;
+        let key: std::sync::Arc<str> = ty.keyexpr(info.node.domain, &info.topic).into();
+        let gate = super::delivery::Gate::new(&info.topic, self.session().stats().clone());
+        let (session, reply_key) = (self.session().clone(), key.clone());
+        let queryable = self
+            .session()
+            .declare_queryable(&key, move |query| {
+                let Some(attachment) = gate.check_attachment(query.attachment_bytes().as_deref()) else {
+                    return;
+                };
+                handler(DynamicRequest {
+                    query,
+                    key: reply_key.clone(),
+                    session: session.clone(),
+                    attachment,
+                });
+            })
+            .await?;
+        let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
+        Ok(DynamicService {
+            info,
+            _queryable: queryable,
+            _token: token,
+        })
+    }
+
     /// A client of service `name` of the service type `ty` (its `pkg::srv::dds_::X_` name and
     /// the service's hash), with the services QoS.
     pub async fn create_dynamic_client(
