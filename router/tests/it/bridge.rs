@@ -634,3 +634,63 @@ fn a_dds_server_that_never_answers_gives_the_zshm_caller_its_timeout() {
     );
     stop_bridge(bridge);
 }
+
+/// The number N of the last `I heard: [Hello World: N]` a listener printed.
+fn last_heard(listener: &Proc) -> u64 {
+    listener
+        .stdout()
+        .iter()
+        .filter_map(|l| l.strip_prefix("I heard: [Hello World: "))
+        .filter_map(|l| l.strip_suffix(']'))
+        .filter_map(|n| n.parse().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_bridge_killed_with_sigkill_leaves_nothing_declared_and_its_restart_brings_the_route_back() {
+    let net = Net::new();
+    let router = net.router();
+    let listener = net.zshm("listener", &["listener", "-e", &router.locator]).start();
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    let _talker = net
+        .dds(
+            "dds talker",
+            &["talker", "--count", "100000", "--rate", "20", "--no-wait"],
+        )
+        .start();
+    let first = net.bridge(&router, &[]);
+    listener.wait_for_stdout("a bridged message", |l| l.starts_with("I heard: "));
+    first.signal(nix::sys::signal::Signal::SIGKILL);
+    let mut first = first;
+    first.wait_exit();
+    // zenoh drops a dead session's declarations with its link: no publisher is left behind.
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let mut info = net
+            .zshm(
+                "topic info",
+                &["topic", "info", "/chatter", "-e", &router.locator],
+            )
+            .start();
+        info.wait_exit();
+        if info.stdout().iter().any(|l| l == "Publisher count: 0") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the killed bridge's publisher stays\n{}",
+            info.dump()
+        );
+    }
+    let before = last_heard(&listener);
+    let second = net.bridge(&router, &[]);
+    second.wait_for_stdout("the route again", |l| l.starts_with("route up: /chatter"));
+    listener.wait_for_stdout("messages through the new bridge", |l| {
+        l.strip_prefix("I heard: [Hello World: ")
+            .and_then(|l| l.strip_suffix(']'))
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n > before)
+    });
+    stop_bridge(second);
+}
