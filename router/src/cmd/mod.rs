@@ -13,6 +13,9 @@ mod certs;
 mod demo;
 mod doctor;
 mod exporter;
+mod fibonacci;
+mod fibonacci_action_client;
+mod fibonacci_action_server;
 mod foxglove;
 mod interface;
 mod listener;
@@ -68,6 +71,10 @@ pub enum Command {
     AddTwoIntsServer(add_two_ints_server::Args),
     /// ROS's demo service client: calls `/add_two_ints` and prints the sum.
     AddTwoIntsClient(add_two_ints_client::Args),
+    /// Serve /fibonacci like ROS's tutorial action server.
+    FibonacciActionServer(fibonacci_action_server::Args),
+    /// Send one Fibonacci goal like ROS's tutorial action client.
+    FibonacciActionClient(fibonacci_action_client::Args),
     /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
     Interface(interface::Args),
     /// List the ROS nodes the graph announces (the older form of `zshm node list`).
@@ -128,6 +135,8 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Service(args) => service::run(args).await,
         Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
         Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
+        Command::FibonacciActionServer(args) => fibonacci_action_server::run(args).await,
+        Command::FibonacciActionClient(args) => fibonacci_action_client::run(args).await,
         Command::Interface(args) => interface::run(args).await,
         Command::Nodes(args) => node::list::run(args).await,
         Command::Node(args) => node::run(args).await,
