@@ -2,6 +2,7 @@
 //! to its `run`, like zenoh's examples. What several commands share is in `crate::cli` (flags)
 //! and `crate::support` (helpers).
 
+mod action;
 mod add_two_ints_client;
 mod add_two_ints_server;
 mod bag;
@@ -67,6 +68,8 @@ pub enum Command {
     Topic(topic::Args),
     /// The ROS services: list, type, call (like `ros2 service`), for any known type.
     Service(service::Args),
+    /// The actions of the graph: list, info, send_goal (like `ros2 action`).
+    Action(action::Args),
     /// ROS's demo service server: `add_two_ints_server` offering `/add_two_ints`.
     AddTwoIntsServer(add_two_ints_server::Args),
     /// ROS's demo service client: calls `/add_two_ints` and prints the sum.
@@ -133,6 +136,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Topics(args) => topics::run(args).await,
         Command::Topic(args) => topic::run(args).await,
         Command::Service(args) => service::run(args).await,
+        Command::Action(args) => action::run(args).await,
         Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
         Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
         Command::FibonacciActionServer(args) => fibonacci_action_server::run(args).await,
