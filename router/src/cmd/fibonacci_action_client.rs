@@ -9,8 +9,8 @@ use std::time::Duration;
 use zshm::msgs::{action_tutorials_interfaces as tutorial, example_interfaces as kilted};
 use zshm::ros::action::{ActionError, GoalStatus};
 
-use super::fibonacci::{Fibonacci, FibonacciType};
 use crate::cli::{self, NodeArgs};
+use crate::support::fibonacci::{Fibonacci, FibonacciType};
 use crate::support::out::outln;
 use crate::support::{session, shutdown};
 

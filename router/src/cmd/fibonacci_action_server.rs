@@ -9,8 +9,8 @@ use std::time::Duration;
 use zshm::msgs::{action_tutorials_interfaces as tutorial, example_interfaces as kilted};
 use zshm::ros::action::{CancelResponse, GoalResponse, ServerGoalHandle};
 
-use super::fibonacci::{Fibonacci, FibonacciType, MAX_ORDER};
 use crate::cli::{self, NodeArgs};
+use crate::support::fibonacci::{Fibonacci, FibonacciType, MAX_ORDER};
 use crate::support::out::outln;
 use crate::support::{session, shutdown};
 

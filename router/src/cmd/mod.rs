@@ -14,7 +14,6 @@ mod certs;
 mod demo;
 mod doctor;
 mod exporter;
-mod fibonacci;
 mod fibonacci_action_client;
 mod fibonacci_action_server;
 mod foxglove;

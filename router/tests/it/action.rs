@@ -23,7 +23,7 @@ fn server(router: &Router, period: &str) -> Proc {
     server
 }
 
-fn client(router: &Router, order: &str) -> Proc {
+fn fibonacci_client(router: &Router, order: &str) -> Proc {
     Spawn::zshm(
         "fibonacci-action-client",
         &[
@@ -43,7 +43,7 @@ fn client(router: &Router, order: &str) -> Proc {
 fn the_fibonacci_demos_print_the_tutorials_lines_and_exit_0() {
     let router = Router::start(&[]);
     let mut server = server(&router, "0.05");
-    let mut client = client(&router, "5");
+    let mut client = fibonacci_client(&router, "5");
     assert_eq!(client.wait_exit(), 0, "{}\n{}", client.dump(), server.dump());
     let lines = client.stdout();
     let feedback: Vec<&String> = lines
@@ -75,7 +75,7 @@ fn the_fibonacci_demos_print_the_tutorials_lines_and_exit_0() {
     );
 
     // Rejected (an order whose sequence does not fit int32): said, and exit 1.
-    let mut rejected = client(&router, "47");
+    let mut rejected = fibonacci_client(&router, "47");
     assert_eq!(rejected.wait_exit(), 1, "{}", rejected.dump());
     assert!(
         rejected.stdout().contains(&"Goal rejected :(".to_owned()),
@@ -91,11 +91,11 @@ fn the_fibonacci_demos_print_the_tutorials_lines_and_exit_0() {
 fn a_client_killed_mid_goal_leaves_the_server_able_to_take_new_goals() {
     let router = Router::start(&[]);
     let server = server(&router, "0.05");
-    let mut doomed = client(&router, "30");
+    let mut doomed = fibonacci_client(&router, "30");
     doomed.wait_for_stdout("a first feedback", |l| l.starts_with("Received feedback: "));
     doomed.signal_process(Signal::SIGKILL);
     doomed.wait_exit();
-    let mut next = client(&router, "3");
+    let mut next = fibonacci_client(&router, "3");
     assert_eq!(next.wait_exit(), 0, "{}\n{}", next.dump(), server.dump());
     assert_eq!(
         next.stdout().last().map(String::as_str),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::error::ActionError;
 use super::goal_state::GoalStatus;
-use super::server::goal_info;
+use super::goals::goal_info;
 use super::{CancelCode, GoalId, feedback_qos, status_qos, wire};
 use crate::msgs::action_msgs::msg::GoalStatusArray;
 use crate::msgs::action_msgs::srv::{CancelGoal, CancelGoal_Request};

@@ -1,33 +1,10 @@
-//! What can go wrong with an action, on either side. Each variant says what to do.
+//! What can go wrong for an action client. Each variant says what to do. (A server's goal
+//! handle refuses changes with `GoalError`, beside the state machine.)
 
 use std::time::Duration;
 
 use super::GoalId;
-use super::goal_state::{GoalEvent, GoalStatus};
 use crate::ros::service::CallError;
-
-/// Why a server's goal handle refused a change of state.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GoalError {
-    /// The goal's state machine has no such transition (e.g. `succeed` before `execute`, or
-    /// any change after a terminal state): follow accepted → executing → a terminal state, and
-    /// end a canceling goal with `canceled`, `succeed` or `abort`.
-    #[error("a goal cannot go from {from} on {event:?}")]
-    IllegalTransition {
-        /// The goal's status.
-        from: GoalStatus,
-        /// What was asked.
-        event: GoalEvent,
-    },
-    /// The goal is no longer held by the server (its result expired, or the server was
-    /// dropped): nothing can change it any more.
-    #[error("goal {goal} is no longer held by the server")]
-    Gone {
-        /// The goal.
-        goal: GoalId,
-    },
-}
 
 /// Why an action client's request did not give what was asked.
 #[derive(Debug, thiserror::Error)]

@@ -3,9 +3,8 @@
 use std::sync::Arc;
 
 use super::GoalId;
-use super::error::GoalError;
-use super::goal_state::{GoalEvent, GoalStatus};
-use super::server::Goals;
+use super::goal_state::{GoalError, GoalEvent, GoalStatus};
+use super::goals::Goals;
 use crate::msgs::{ActionParts, ActionType};
 
 /// One accepted goal, as the server's execution sees it (rclcpp_action's `ServerGoalHandle`).

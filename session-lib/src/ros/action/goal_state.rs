@@ -1,7 +1,30 @@
 //! The goal state machine of rcl_action (`goal_state_machine.c`): which event moves a goal from
 //! which status to which, and which are refused. It knows nothing of servers or the wire.
 
-use super::error::GoalError;
+use super::GoalId;
+
+/// Why a server's goal handle refused a change of state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GoalError {
+    /// The goal's state machine has no such transition (e.g. `succeed` before `execute`, or
+    /// any change after a terminal state): follow accepted → executing → a terminal state, and
+    /// end a canceling goal with `canceled`, `succeed` or `abort`.
+    #[error("a goal cannot go from {from} on {event:?}")]
+    IllegalTransition {
+        /// The goal's status.
+        from: GoalStatus,
+        /// What was asked.
+        event: GoalEvent,
+    },
+    /// The goal is no longer held by the server (its result expired, or the server was
+    /// dropped): nothing can change it any more.
+    #[error("goal {goal} is no longer held by the server")]
+    Gone {
+        /// The goal.
+        goal: GoalId,
+    },
+}
 
 /// A goal's status, with the values of `action_msgs/msg/GoalStatus` on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

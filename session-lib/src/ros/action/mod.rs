@@ -49,12 +49,13 @@ mod client;
 mod error;
 mod goal_handle;
 mod goal_state;
+mod goals;
 mod server;
 
 pub use client::{ActionClient, CancelOutcome, ClientGoalHandle, GoalResult};
-pub use error::{ActionError, GoalError};
+pub use error::ActionError;
 pub use goal_handle::ServerGoalHandle;
-pub use goal_state::{GoalEvent, GoalStatus};
+pub use goal_state::{GoalError, GoalEvent, GoalStatus};
 pub use server::{ActionServer, ActionServerOptions, CancelResponse, GoalResponse};
 
 use crate::msgs::action_msgs::srv::CancelGoal_Response;

@@ -1,4 +1,4 @@
-//! What the Fibonacci demos share: the two Fibonacci action types (ROS's tutorial one in
+//! What the Fibonacci demos (`zshm fibonacci-action-server` and `-client`) share: the two Fibonacci action types (ROS's tutorial one in
 //! `action_tutorials_interfaces`, and Kilted's in `example_interfaces`, whose feedback field is
 //! named differently) behind one trait, and the `--type` flag that picks one.
 
