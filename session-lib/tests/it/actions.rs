@@ -77,11 +77,11 @@ fn fibonacci(order: usize) -> Vec<i32> {
     sequence
 }
 
+/// The feedback sequences a callback collected, in order.
+type Seen = Arc<Mutex<Vec<Vec<i32>>>>;
+
 /// Feedback sequences as a callback collects them.
-fn collector() -> (
-    Arc<Mutex<Vec<Vec<i32>>>>,
-    impl FnMut(Fibonacci_Feedback) + Send + 'static,
-) {
+fn collector() -> (Seen, impl FnMut(Fibonacci_Feedback) + Send + 'static) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let into = seen.clone();
     (seen, move |feedback: Fibonacci_Feedback| {
