@@ -685,7 +685,77 @@ impl Emitter<'_> {
             action.feedback_message.name,
         )
         .ok();
+        self.action_parts(action);
         Ok(())
+    }
+
+    /// `ActionParts` for `action`: builds and takes apart its wrapper messages, so generic code
+    /// (the action server and client) never names the generated fields. Every body starts from
+    /// the wrapper's `Default` and sets the fields by name, so no type path is spelled out.
+    fn action_parts(&mut self, action: &crate::ActionDef) {
+        let rt = self.rt().to_owned();
+        let name = &action.name.name;
+        let (send_goal, get_result) = (&action.send_goal.name, &action.get_result.name);
+        let (goal, result, feedback, message) = (
+            &action.goal.name,
+            &action.result.name,
+            &action.feedback.name,
+            &action.feedback_message.name,
+        );
+        writeln!(
+            self.out,
+            "        impl {rt}::msgs::ActionParts for {name} {{
+            fn send_goal_request(goal_id: [u8; 16], goal: {goal}) -> {send_goal}_Request {{
+                let mut request = {send_goal}_Request::default();
+                request.goal_id.uuid = goal_id;
+                request.goal = goal;
+                request
+            }}
+            fn split_send_goal_request(request: {send_goal}_Request) -> ([u8; 16], {goal}) {{
+                (request.goal_id.uuid, request.goal)
+            }}
+            fn send_goal_response(accepted: bool, stamp: (i32, u32)) -> {send_goal}_Response {{
+                let mut response = {send_goal}_Response::default();
+                response.accepted = accepted;
+                response.stamp.sec = stamp.0;
+                response.stamp.nanosec = stamp.1;
+                response
+            }}
+            fn split_send_goal_response(response: &{send_goal}_Response) -> (bool, (i32, u32)) {{
+                (response.accepted, (response.stamp.sec, response.stamp.nanosec))
+            }}
+            fn get_result_request(goal_id: [u8; 16]) -> {get_result}_Request {{
+                let mut request = {get_result}_Request::default();
+                request.goal_id.uuid = goal_id;
+                request
+            }}
+            fn get_result_request_goal_id(request: &{get_result}_Request) -> [u8; 16] {{
+                request.goal_id.uuid
+            }}
+            fn get_result_response(status: i8, result: {result}) -> {get_result}_Response {{
+                let mut response = {get_result}_Response::default();
+                response.status = status;
+                response.result = result;
+                response
+            }}
+            fn split_get_result_response(response: {get_result}_Response) -> (i8, {result}) {{
+                (response.status, response.result)
+            }}
+            fn feedback_message(goal_id: [u8; 16], feedback: {feedback}) -> {message} {{
+                let mut message = {message}::default();
+                message.goal_id.uuid = goal_id;
+                message.feedback = feedback;
+                message
+            }}
+            fn split_feedback_message(message: {message}) -> ([u8; 16], {feedback}) {{
+                (message.goal_id.uuid, message.feedback)
+            }}
+            fn default_result() -> {result} {{
+                {result}::default()
+            }}
+        }}"
+        )
+        .ok();
     }
 
     /// `MESSAGE_TYPES` and `reencode`: every generated message by name, for tools and tests that

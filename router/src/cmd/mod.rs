@@ -2,6 +2,7 @@
 //! to its `run`, like zenoh's examples. What several commands share is in `crate::cli` (flags)
 //! and `crate::support` (helpers).
 
+mod action;
 mod add_two_ints_client;
 mod add_two_ints_server;
 mod bag;
@@ -13,6 +14,8 @@ mod certs;
 mod demo;
 mod doctor;
 mod exporter;
+mod fibonacci_action_client;
+mod fibonacci_action_server;
 mod foxglove;
 mod interface;
 mod listener;
@@ -64,10 +67,16 @@ pub enum Command {
     Topic(topic::Args),
     /// The ROS services: list, type, call (like `ros2 service`), for any known type.
     Service(service::Args),
+    /// The actions of the graph: list, info, send_goal (like `ros2 action`).
+    Action(action::Args),
     /// ROS's demo service server: `add_two_ints_server` offering `/add_two_ints`.
     AddTwoIntsServer(add_two_ints_server::Args),
     /// ROS's demo service client: calls `/add_two_ints` and prints the sum.
     AddTwoIntsClient(add_two_ints_client::Args),
+    /// Serve /fibonacci like ROS's tutorial action server.
+    FibonacciActionServer(fibonacci_action_server::Args),
+    /// Send one Fibonacci goal like ROS's tutorial action client.
+    FibonacciActionClient(fibonacci_action_client::Args),
     /// The message, service and action types zshm knows: list, show (like `ros2 interface`).
     Interface(interface::Args),
     /// List the ROS nodes the graph announces (the older form of `zshm node list`).
@@ -126,8 +135,11 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Topics(args) => topics::run(args).await,
         Command::Topic(args) => topic::run(args).await,
         Command::Service(args) => service::run(args).await,
+        Command::Action(args) => action::run(args).await,
         Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
         Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
+        Command::FibonacciActionServer(args) => fibonacci_action_server::run(args).await,
+        Command::FibonacciActionClient(args) => fibonacci_action_client::run(args).await,
         Command::Interface(args) => interface::run(args).await,
         Command::Nodes(args) => node::list::run(args).await,
         Command::Node(args) => node::run(args).await,

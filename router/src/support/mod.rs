@@ -6,6 +6,7 @@
 pub mod children;
 pub mod conn_guard;
 pub mod definitions;
+pub mod fibonacci;
 pub mod graph;
 pub mod metrics_http;
 pub mod out;

@@ -17,6 +17,8 @@ mod bridge;
 mod interop;
 // Services: zshm's and the Python peer's, both ways, `zshm service` and the demo nodes.
 mod services;
+// Actions: the Fibonacci demos, `zshm action list / info / send_goal`, exit codes.
+mod action;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
 // Two hosts in network namespaces: a robot and a control station over mutual TLS.

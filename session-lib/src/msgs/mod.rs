@@ -136,5 +136,45 @@ pub trait ActionType: Send + Sync + 'static {
     type FeedbackMessage: Message;
 }
 
+/// Builds and takes apart the wrapper messages of an action (`X_SendGoal_Request{goal_id, goal}`,
+/// `X_SendGoal_Response{accepted, stamp}`, `X_GetResult_Request{goal_id}`,
+/// `X_GetResult_Response{status, result}`, `X_FeedbackMessage{goal_id, feedback}`), so generic
+/// code such as [`crate::ros::action`] works for every action. Generated for every action type;
+/// goal ids are the 16 bytes of `unique_identifier_msgs/UUID`, stamps `(sec, nanosec)` of
+/// `builtin_interfaces/Time`.
+pub trait ActionParts: ActionType {
+    /// `X_SendGoal_Request{goal_id, goal}`.
+    fn send_goal_request(goal_id: [u8; 16], goal: Self::Goal) -> SendGoalRequest<Self>;
+    /// The goal id and goal of a `X_SendGoal_Request`.
+    fn split_send_goal_request(request: SendGoalRequest<Self>) -> ([u8; 16], Self::Goal);
+    /// `X_SendGoal_Response{accepted, stamp}`.
+    fn send_goal_response(accepted: bool, stamp: (i32, u32)) -> SendGoalResponse<Self>;
+    /// Whether a `X_SendGoal_Response` accepts the goal, and its acceptance stamp.
+    fn split_send_goal_response(response: &SendGoalResponse<Self>) -> (bool, (i32, u32));
+    /// `X_GetResult_Request{goal_id}`.
+    fn get_result_request(goal_id: [u8; 16]) -> GetResultRequest<Self>;
+    /// The goal id of a `X_GetResult_Request`.
+    fn get_result_request_goal_id(request: &GetResultRequest<Self>) -> [u8; 16];
+    /// `X_GetResult_Response{status, result}`.
+    fn get_result_response(status: i8, result: Self::Result) -> GetResultResponse<Self>;
+    /// The status and result of a `X_GetResult_Response`.
+    fn split_get_result_response(response: GetResultResponse<Self>) -> (i8, Self::Result);
+    /// `X_FeedbackMessage{goal_id, feedback}`.
+    fn feedback_message(goal_id: [u8; 16], feedback: Self::Feedback) -> Self::FeedbackMessage;
+    /// The goal id and feedback of a `X_FeedbackMessage`.
+    fn split_feedback_message(message: Self::FeedbackMessage) -> ([u8; 16], Self::Feedback);
+    /// `X_Result` with every field at its default (the result of an unknown goal).
+    fn default_result() -> Self::Result;
+}
+
+/// `X_SendGoal_Request` of action `A`.
+pub type SendGoalRequest<A> = <<A as ActionType>::SendGoal as ServiceType>::Request;
+/// `X_SendGoal_Response` of action `A`.
+pub type SendGoalResponse<A> = <<A as ActionType>::SendGoal as ServiceType>::Response;
+/// `X_GetResult_Request` of action `A`.
+pub type GetResultRequest<A> = <<A as ActionType>::GetResult as ServiceType>::Request;
+/// `X_GetResult_Response` of action `A`.
+pub type GetResultResponse<A> = <<A as ActionType>::GetResult as ServiceType>::Response;
+
 // The generated packages (`std_msgs`, `sensor_msgs`, ...), `MESSAGE_TYPES` and `reencode`.
 include!(concat!(env!("OUT_DIR"), "/zshm_interfaces.rs"));

@@ -34,6 +34,20 @@ pub struct ServiceSummary {
     pub clients: usize,
 }
 
+/// One action, from its `<action>/_action/send_goal` service: its types and the nodes that serve
+/// it and that send it goals (what `ros2 action info` shows).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ActionSummary {
+    /// Fully qualified action name (`/fibonacci`).
+    pub name: String,
+    /// ROS type names (`pkg/action/Type`); more than one means a type mismatch in the graph.
+    pub types: Vec<String>,
+    /// Fully qualified names of the nodes with a server, one per server, sorted.
+    pub servers: Vec<String>,
+    /// Fully qualified names of the nodes with a client, one per client, sorted.
+    pub clients: Vec<String>,
+}
+
 /// Every node and endpoint announced in one domain.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Graph {
@@ -104,6 +118,46 @@ impl Graph {
             }
         }
         services.into_values().collect()
+    }
+
+    /// Actions, sorted by name: an action server serves `<action>/_action/send_goal`, an
+    /// action client calls it (as rcl_action's graph functions find them).
+    pub fn actions(&self) -> Vec<ActionSummary> {
+        let mut actions: BTreeMap<&str, ActionSummary> = BTreeMap::new();
+        for endpoint in &self.endpoints {
+            let Some(action) = super::action::wire::action_of_send_goal(&endpoint.topic) else {
+                continue;
+            };
+            let server = match endpoint.kind {
+                EntityKind::ServiceServer => true,
+                EntityKind::ServiceClient => false,
+                _ => continue,
+            };
+            let entry = actions.entry(action).or_insert_with(|| ActionSummary {
+                name: action.to_owned(),
+                types: Vec::new(),
+                servers: Vec::new(),
+                clients: Vec::new(),
+            });
+            let send_goal = ros_type_name(&endpoint.type_name);
+            let ros_type = send_goal
+                .strip_suffix("_SendGoal")
+                .unwrap_or(&send_goal)
+                .to_owned();
+            if !entry.types.contains(&ros_type) {
+                entry.types.push(ros_type);
+                entry.types.sort();
+            }
+            let node = endpoint.node.fully_qualified_name();
+            if server {
+                entry.servers.push(node);
+                entry.servers.sort();
+            } else {
+                entry.clients.push(node);
+                entry.clients.sort();
+            }
+        }
+        actions.into_values().collect()
     }
 
     /// Topics (not services), sorted by name.

@@ -9,12 +9,14 @@
 //! * [`gid`]: entity GIDs.
 //! * [`Node`], [`Publisher`], [`Subscription`], [`Sample`], [`Loan`]: the typed API built on
 //!   these (the payload encoding is [`crate::cdr`]).
+//! * [`action`]: action servers and clients (goals, feedback, results, cancels).
 //! * [`executor`]: where callbacks run: executors, callback groups, timers.
 //! * [`dynamic`]: publishers and subscriptions for types known only by name (bags).
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
 //! * `lane`: which publishers a subscription receives through the same-host lane, when a
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
 
+pub mod action;
 pub mod attachment;
 pub mod dynamic;
 pub mod gid;

@@ -20,6 +20,8 @@ mod delivery;
 // Executors: threads per process, who runs a callback, callback groups, timers.
 mod executor;
 mod services;
+// Actions: goals, feedback, cancels, results kept and expired, status.
+mod actions;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.
