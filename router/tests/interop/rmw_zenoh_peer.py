@@ -506,6 +506,14 @@ def serve(args):
         query.drop()  # ends the query now, not when Python collects it
         clients.add(gid.hex())
         served.append({"a": a, "b": b, "sequence_number": seq, "client_gid": gid.hex()})
+    # Leaving at once would race the last reply against the SS token's withdrawal (they may take
+    # different links, and a client that sees the server gone first ends its call with an error):
+    # stay until the clients' SC tokens are gone, at most a few seconds.
+    linger_until = min(deadline, time.monotonic() + 5.0)
+    while (not args.silent and time.monotonic() < linger_until
+           and peer.endpoints(peer.query_tokens(timeout=1.0), "SC", args.topic, ADD_TWO_INTS_TYPE,
+                              ADD_TWO_INTS_HASH)):
+        time.sleep(0.05)
     queryable.undeclare()
     peer.close()
     return emit({"served": len(served), "requests": served, "clients": sorted(clients), "ok": not errors,
