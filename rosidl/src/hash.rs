@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::model::{ArrayKind, BaseType, Field, Primitive, TypeName};
 use crate::set::{InterfaceError, InterfaceSet};
+use crate::type_description::{IndividualDescription, TypeDescription, describe};
 
 /// The type id of `type_description_interfaces/msg/FieldType` for a field.
 pub fn type_id(field: &Field) -> u8 {
@@ -69,31 +70,32 @@ pub fn nested_type_name(field: &Field) -> String {
     }
 }
 
-/// The JSON text whose SHA-256 is the type hash.
+/// The JSON text whose SHA-256 is the type hash: [`describe`]'s data, default values left out.
 pub fn hashed_json(set: &InterfaceSet, name: &TypeName) -> Result<String, InterfaceError> {
+    Ok(description_json(&describe(set, name)?))
+}
+
+/// The JSON text of a description as the hash covers it (default values left out): what a
+/// client of a type description service hashes to check what it received.
+pub fn description_json(description: &TypeDescription) -> String {
     let mut out = String::from("{\"type_description\": ");
-    individual(set, name, &mut out)?;
+    individual(&description.type_description, &mut out);
     out.push_str(", \"referenced_type_descriptions\": [");
-    for (index, referenced) in set.referenced_types(name)?.iter().enumerate() {
+    for (index, referenced) in description.referenced_type_descriptions.iter().enumerate() {
         if index > 0 {
             out.push_str(", ");
         }
-        individual(set, referenced, &mut out)?;
+        individual(referenced, &mut out);
     }
     out.push_str("]}");
-    Ok(out)
+    out
 }
 
-fn individual(set: &InterfaceSet, name: &TypeName, out: &mut String) -> Result<(), InterfaceError> {
-    let fields = set
-        .description_fields(name)
-        .ok_or_else(|| InterfaceError::Unknown {
-            type_name: name.to_string(),
-        })?;
+fn individual(description: &IndividualDescription, out: &mut String) {
     out.push_str("{\"type_name\": ");
-    json_string(&name.to_string(), out);
+    json_string(&description.type_name, out);
     out.push_str(", \"fields\": [");
-    for (index, field) in fields.iter().enumerate() {
+    for (index, field) in description.fields.iter().enumerate() {
         if index > 0 {
             out.push_str(", ");
         }
@@ -101,15 +103,12 @@ fn individual(set: &InterfaceSet, name: &TypeName, out: &mut String) -> Result<(
         json_string(&field.name, out);
         out.push_str(&format!(
             ", \"type\": {{\"type_id\": {}, \"capacity\": {}, \"string_capacity\": {}, \"nested_type_name\": ",
-            type_id(field),
-            capacity(field),
-            string_capacity(field)
+            field.type_id, field.capacity, field.string_capacity
         ));
-        json_string(&nested_type_name(field), out);
+        json_string(&field.nested_type_name, out);
         out.push_str("}}");
     }
     out.push_str("]}");
-    Ok(())
 }
 
 /// A JSON string as Python's `json.dumps` writes it (`ensure_ascii`).

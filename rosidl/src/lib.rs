@@ -26,6 +26,7 @@ mod model;
 pub mod parse;
 mod rust;
 mod set;
+mod type_description;
 
 pub use builder::{BuildError, Builder};
 pub use hash::{hashed_json, rihs01};
@@ -37,8 +38,12 @@ pub use parse::ParseError;
 pub use rust::RustOptions;
 pub use set::{InterfaceError, InterfaceSet};
 
-/// The type description field helpers (`type_id`, `capacity`, ...), for type description
-/// services that must describe a field the same way the hash does.
+/// Type descriptions and sources for type description services: [`describe`](description::describe)
+/// gives the data the hash is computed from, and the field helpers (`type_id`, `capacity`, ...)
+/// describe one field the same way.
 pub mod description {
-    pub use crate::hash::{capacity, nested_type_name, string_capacity, type_id};
+    pub use crate::hash::{capacity, description_json, nested_type_name, string_capacity, type_id};
+    pub use crate::type_description::{
+        DescribedField, IndividualDescription, TypeDescription, TypeSource, describe, sources,
+    };
 }

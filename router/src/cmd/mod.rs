@@ -113,6 +113,9 @@ pub enum Command {
     /// One node process of the benchmark's topics sweep (started by `zshm bench`).
     #[command(hide = true)]
     BenchNode(bench::topics::NodeArgs),
+    /// One process (server or client) of the benchmark's service sweep (started by `zshm bench`).
+    #[command(hide = true)]
+    BenchService(bench::service::ServiceArgs),
 }
 
 /// Runs one subcommand, then stops whatever children it left running (an error or a signal can
@@ -157,6 +160,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args).await,
         Command::BenchRole(args) => bench::role::run(args).await,
         Command::BenchNode(args) => bench::topics::run_node(args).await,
+        Command::BenchService(args) => bench::service::role::run(args).await,
     }
 }
 

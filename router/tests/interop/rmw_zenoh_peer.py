@@ -36,6 +36,10 @@ Modes (each prints ONE JSON object on stdout and exits 0 iff all went well):
   call     call AddTwoInts --count times as rmw_zenoh does (an SC token, a query
            to ALL_COMPLETE queryables without consolidation, attachment with
            sequence numbers from 1 and the client's GID) and check each reply.
+  describe call --topic (a node's `~/get_type_description`, the service Jazzy
+           nodes offer) once for --type, with the type's hash from rosbags, and
+           print the decoded GetTypeDescription response (rosbags' CDR; the
+           request and response types registered from their .srv halves).
 
 Run it (against a router listening on tcp/127.0.0.1:7447):
   python3 -m venv .venv && .venv/bin/pip install -r router/tests/interop/requirements.txt
@@ -502,6 +506,14 @@ def serve(args):
         query.drop()  # ends the query now, not when Python collects it
         clients.add(gid.hex())
         served.append({"a": a, "b": b, "sequence_number": seq, "client_gid": gid.hex()})
+    # Leaving at once would race the last reply against the SS token's withdrawal (they may take
+    # different links, and a client that sees the server gone first ends its call with an error):
+    # stay until the clients' SC tokens are gone, at most a few seconds.
+    linger_until = min(deadline, time.monotonic() + 5.0)
+    while (not args.silent and time.monotonic() < linger_until
+           and peer.endpoints(peer.query_tokens(timeout=1.0), "SC", args.topic, ADD_TWO_INTS_TYPE,
+                              ADD_TWO_INTS_HASH)):
+        time.sleep(0.05)
     queryable.undeclare()
     peer.close()
     return emit({"served": len(served), "requests": served, "clients": sorted(clients), "ok": not errors,
@@ -548,15 +560,64 @@ def call(args):
                  "errors": errors}, not errors)
 
 
+GET_TYPE_DESCRIPTION_TYPE = "type_description_interfaces::srv::dds_::GetTypeDescription_"
+GET_TYPE_DESCRIPTION_HASH = "RIHS01_69b9c19c1021405984cc60dbbb1edceb147a6538b411d812ba6afabeed962cd5"
+# The halves of type_description_interfaces/srv/GetTypeDescription.srv (rosbags has no srv types).
+GET_TYPE_DESCRIPTION_REQUEST = "string type_name\nstring type_hash\nbool include_type_sources true\n"
+GET_TYPE_DESCRIPTION_RESPONSE = (
+    "bool successful\nstring failure_reason\n"
+    "type_description_interfaces/TypeDescription type_description\n"
+    "type_description_interfaces/TypeSource[] type_sources\n"
+    "type_description_interfaces/KeyValue[] extra_information\n"
+)
+
+
+def describe(args):
+    from rosbags.typesys import get_types_from_msg
+    ts = typestore()
+    request_type = "type_description_interfaces/msg/PyGetTypeDescriptionRequest"
+    response_type = "type_description_interfaces/msg/PyGetTypeDescriptionResponse"
+    ts.register(get_types_from_msg(GET_TYPE_DESCRIPTION_REQUEST, request_type))
+    ts.register(get_types_from_msg(GET_TYPE_DESCRIPTION_RESPONSE, response_type))
+    _dds, type_hash = type_key(ts, args.type)
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_type_description_client", settings=args.set)
+    key = peer.data_key(args.topic, GET_TYPE_DESCRIPTION_TYPE, GET_TYPE_DESCRIPTION_HASH)
+    _token, gid = peer.declare_endpoint("SC", args.topic, GET_TYPE_DESCRIPTION_TYPE, GET_TYPE_DESCRIPTION_HASH)
+    while not peer.endpoints(peer.query_tokens(timeout=1.0), "SS", args.topic, GET_TYPE_DESCRIPTION_TYPE,
+                             GET_TYPE_DESCRIPTION_HASH):
+        if time.monotonic() > deadline:
+            peer.close()
+            return emit({"ok": False, "errors": [f"no SS token for {args.topic}"]}, False)
+        time.sleep(0.1)
+    request = ts.types[request_type](type_name=args.type, type_hash=type_hash, include_type_sources=True)
+    replies = peer.session.get(key, payload=bytes(ts.serialize_cdr(request, request_type)),
+                               attachment=encode_attachment(1, time.time_ns(), gid),
+                               target=zenoh.QueryTarget.ALL_COMPLETE,
+                               consolidation=zenoh.ConsolidationMode.NONE,
+                               timeout=max(0.1, deadline - time.monotonic()))
+    answers = [r.ok for r in replies if r.ok is not None]
+    if len(answers) != 1:
+        peer.close()
+        return emit({"ok": False, "errors": [f"{len(answers)} replies"]}, False)
+    r_seq, _stamp, r_gid = decode_attachment(answers[0].attachment.to_bytes() if answers[0].attachment else None)
+    response = ts.deserialize_cdr(bytes(answers[0].payload.to_bytes()), response_type)
+    peer.close()
+    errors = [] if (r_seq, r_gid) == (1, gid) else [f"reply attachment seq {r_seq} gid {r_gid.hex()}"]
+    return emit({"requested_hash": type_hash, "response": to_plain(response), "ok": not errors,
+                 "errors": errors}, not errors)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     modes = parser.add_subparsers(dest="mode", required=True)
     for name, func in (("listen", listen), ("talk", talk), ("garbage", garbage), ("receive", receive),
-                       ("send", send), ("serve", serve), ("call", call)):
+                       ("send", send), ("serve", serve), ("call", call), ("describe", describe)):
         p = modes.add_parser(name)
         p.set_defaults(func=func)
         p.add_argument("--connect", required=True, help="router endpoint, e.g. tcp/127.0.0.1:7447")
-        p.add_argument("--count", type=int, required=True, help="number of messages (or requests)")
+        p.add_argument("--count", type=int, required=name != "describe", default=1,
+                       help="number of messages (or requests)")
         p.add_argument("--topic", default="/chatter")
         p.add_argument("--domain", type=int, default=0)
         p.add_argument("--timeout", type=float, default=30.0, help="seconds before giving up")
@@ -564,12 +625,12 @@ def main(argv=None):
                        help="a config setting, e.g. transport/auth/usrpwd/user=\"alice\" (repeatable)")
         if name == "serve":
             p.add_argument("--silent", action="store_true", help="hold every request, never answer")
-        if name in ("receive", "send"):
+        if name in ("receive", "send", "describe"):
             p.add_argument("--type", required=True, help="pkg/msg/Type, e.g. geometry_msgs/msg/Twist")
         if name == "listen":
             p.add_argument("--joins-late", action="store_true",
                            help="the talker is already running: sequence numbers start where we join")
-        elif name not in ("receive", "serve", "call"):
+        elif name not in ("receive", "serve", "call", "describe"):
             p.add_argument("--rate", type=float, default=10.0, help="messages per second")
     args = parser.parse_args(argv)
     return args.func(args)

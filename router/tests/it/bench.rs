@@ -152,3 +152,61 @@ fn topics_sweep_writes_delivered_and_expected_per_mode() {
         "only the topics sweep was asked for"
     );
 }
+
+/// `zshm bench --sweeps service` at its smallest: one round of 5 calls per case. Every mode and
+/// size must have its answered calls and its percentiles, and the report its ratios; what the
+/// ratios are on a loaded machine is a result, not asserted.
+#[test]
+fn service_sweep_reports_every_mode_and_size_with_its_ratios() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let mut bench = Spawn::zshm(
+        "bench-service",
+        &[
+            "bench", "--sweeps", "service", "--rounds", "1", "--count", "5", "--out", out,
+        ],
+    )
+    .start();
+    assert_eq!(bench.wait_exit(), 0, "{}", bench.dump());
+
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("service.json")).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let mut cases: Vec<(String, u64)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["case"]["mode"].as_str().unwrap().to_owned(),
+                r["case"]["payload"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    cases.sort();
+    let mut expected = Vec::new();
+    for mode in ["shm-copy", "tcp", "zenoh-shm", "zenoh-tcp"] {
+        for payload in [64, 4 << 20] {
+            expected.push((mode.to_owned(), payload));
+        }
+    }
+    expected.sort();
+    assert_eq!(cases, expected, "zshm and plain zenoh, SHM and TCP, both sizes");
+    for result in results {
+        assert!(result["error"].is_null(), "a case failed: {result}");
+        assert_eq!(result["answered"], 5, "{result}");
+        let rtt = &result["rtt_us"];
+        let (p50, p99, max) = (
+            rtt["p50"].as_f64().unwrap(),
+            rtt["p99"].as_f64().unwrap(),
+            rtt["max"].as_f64().unwrap(),
+        );
+        assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{rtt}");
+    }
+    let ratios = report["ratios"].as_array().unwrap();
+    assert_eq!(ratios.len(), 4, "{report}");
+    for ratio in ratios {
+        assert!(ratio["spread"]["median"].as_f64().unwrap() > 0.0, "{ratio}");
+    }
+    let markdown = std::fs::read_to_string(dir.path().join("service.md")).unwrap();
+    assert!(markdown.contains("zshm / zenoh, SHM, 64 B"), "{markdown}");
+    assert!(markdown.contains("zshm TCP / SHM, 4 MiB"), "{markdown}");
+}

@@ -76,6 +76,47 @@ fn zshm_listener_accepts_python_samples() {
     assert_eq!(heard, expected);
 }
 
+/// The type description service as Jazzy tools call it: the Python peer asks the zshm
+/// listener's `~/get_type_description` for std_msgs/msg/String, with the hash rosbags computes,
+/// and decodes the answer with rosbags.
+#[test]
+fn python_peer_gets_the_type_description_of_a_zshm_listeners_subscription() {
+    let router = Router::start(&[]);
+    let _listener = Spawn::zshm("listener", &["listener", "-e", &router.locator, "-n", "1"]).start();
+    let mut describe = peer(
+        "py-describe",
+        &[
+            "describe",
+            "--connect",
+            &router.locator,
+            "--topic",
+            "/listener/get_type_description",
+            "--type",
+            "std_msgs/msg/String",
+        ],
+    )
+    .start();
+    assert_eq!(describe.wait_exit(), 0, "{}", describe.dump());
+    let report = describe.json();
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(
+        report["requested_hash"],
+        "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
+    );
+    let response = &report["response"];
+    assert_eq!(response["successful"], true, "{report}");
+    assert_eq!(response["failure_reason"], "");
+    let own = &response["type_description"]["type_description"];
+    assert_eq!(own["type_name"], "std_msgs/msg/String");
+    assert_eq!(own["fields"][0]["name"], "data");
+    assert_eq!(own["fields"][0]["type"]["type_id"], 17, "an unbounded string");
+    assert_eq!(
+        response["type_description"]["referenced_type_descriptions"],
+        serde_json::json!([])
+    );
+    assert_eq!(response["type_sources"][0]["encoding"], "msg");
+}
+
 #[test]
 fn zshm_listener_rejects_and_counts_malformed_samples_then_keeps_listening() {
     let router = Router::start(&[]);

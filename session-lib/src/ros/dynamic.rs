@@ -259,7 +259,7 @@ impl Node {
         ty: &DynamicType,
         qos: QosProfile,
     ) -> Result<EndpointInfo, NodeError> {
-        Ok(EndpointInfo {
+        let info = EndpointInfo {
             node: self.info().clone(),
             id: self.session().next_entity_id(),
             kind,
@@ -267,7 +267,9 @@ impl Node {
             type_name: ty.dds_name.clone(),
             type_hash: ty.hash.clone(),
             qos,
-        })
+        };
+        self.record_type(&info);
+        Ok(info)
     }
 
     /// Creates a publisher of `ty` on `topic` (expanded for this node), as

@@ -12,6 +12,7 @@
 //! * [`action`]: action servers and clients (goals, feedback, results, cancels).
 //! * [`executor`]: where callbacks run: executors, callback groups, timers.
 //! * [`dynamic`]: publishers and subscriptions for types known only by name (bags).
+//! * [`type_description`]: each node's `~/get_type_description` service.
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
 //! * `lane`: which publishers a subscription receives through the same-host lane, when a
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
@@ -35,6 +36,7 @@ mod publisher;
 mod sample;
 pub mod service;
 mod subscription;
+pub mod type_description;
 
 pub use delivery::{HEAP_BYTES_BOUND, KEEP_ALL_BOUND};
 pub use executor::{CallbackGroup, CallbackGroupKind, Executor, ExecutorError, SpinHandle, Timer};

@@ -14,6 +14,8 @@ use crate::raw::DeclareError;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
 use crate::ros::names::{self, NameError};
 use crate::ros::qos::QosProfile;
+use crate::ros::service::Service;
+use crate::ros::type_description::{self, TypeCache};
 use crate::session::Session;
 
 /// Why a node or one of its endpoints could not be created.
@@ -68,6 +70,9 @@ pub struct NodeOptions {
     /// share one). `None`: the node gets a single-threaded executor of its own, spun on one
     /// background thread (`zshm-exec`) while the node or any of its entities lives.
     pub executor: Option<Executor>,
+    /// Whether the node answers `~/get_type_description` for the types it uses (rclcpp's
+    /// `start_type_description_service`; true by default). See [`type_description`](super::type_description).
+    pub start_type_description_service: bool,
 }
 
 impl Default for NodeOptions {
@@ -77,6 +82,7 @@ impl Default for NodeOptions {
             enclave: "/".into(),
             domain: None,
             executor: None,
+            start_type_description_service: true,
         }
     }
 }
@@ -97,6 +103,9 @@ impl Default for NodeOptions {
 /// ```
 #[derive(Debug)]
 pub struct Node {
+    // Dropped first: the node's own service goes before the node's token.
+    type_description: Option<Service<crate::msgs::type_description_interfaces::srv::GetTypeDescription>>,
+    types: Arc<TypeCache>,
     session: Session,
     info: NodeInfo,
     executor: Executor,
@@ -127,14 +136,20 @@ impl Node {
             }
         };
         let token = declare_token(session, liveliness::node_token(&info)).await?;
-        Ok(Self {
+        let mut node = Self {
+            type_description: None,
+            types: Arc::default(),
             session: session.clone(),
             info,
             executor,
             spin,
             default_group: CallbackGroup::new(CallbackGroupKind::MutuallyExclusive),
             _token: token,
-        })
+        };
+        if options.start_type_description_service {
+            node.type_description = Some(type_description::serve(&node, node.types.clone()).await?);
+        }
+        Ok(node)
     }
 
     /// The executor that runs the node's callbacks.
@@ -201,13 +216,18 @@ impl Node {
         names::expand_topic_name(topic, &self.info.name, &self.info.namespace)
     }
 
+    /// Records the type of an entity being created, for the type description service.
+    pub(crate) fn record_type(&self, info: &EndpointInfo) {
+        self.types.record(info);
+    }
+
     pub(crate) fn endpoint<T: Message>(
         &self,
         kind: EntityKind,
         topic: &str,
         qos: QosProfile,
     ) -> Result<EndpointInfo, NodeError> {
-        Ok(EndpointInfo {
+        let info = EndpointInfo {
             node: self.info.clone(),
             id: self.session.next_entity_id(),
             kind,
@@ -215,7 +235,9 @@ impl Node {
             type_name: T::TYPE.dds_name.to_owned(),
             type_hash: T::TYPE.hash.to_owned(),
             qos,
-        })
+        };
+        self.record_type(&info);
+        Ok(info)
     }
 }
 

@@ -22,6 +22,8 @@ mod executor;
 mod services;
 // Actions: goals, feedback, cancels, results kept and expired, status.
 mod actions;
+// Type descriptions: every node describes the types it uses, as Jazzy nodes do.
+mod type_description;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.

@@ -1,7 +1,8 @@
 //! `zshm bench`: shared memory vs TCP loopback, measured side by side with the same router, in
 //! separate publisher and subscriber processes, with plain zenoh and iceoryx2 as baselines in
 //! the same run, in interleaved rounds. `--sweeps topics` adds a robot-sized workload of many
-//! topics over ten node processes ([`topics`]). Writes Markdown reports, CSV, JSON and SVG
+//! topics over ten node processes ([`topics`]); `--sweeps service` measures request/response
+//! round trips ([`service`]). Writes Markdown reports, CSV, JSON and SVG
 //! plots; the method and the results are in BENCHMARKS.md.
 
 use crate::support::out::outln;
@@ -12,6 +13,7 @@ mod plot;
 mod report;
 mod result;
 pub mod role;
+pub mod service;
 pub mod shared;
 mod soak;
 mod spread;
@@ -53,7 +55,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(16..=(1 << 30)))]
     pub payloads: Vec<u64>,
     /// Only these sweeps (comma-separated; default: payload, subscribers and throughput; the
-    /// topics sweep runs only when named).
+    /// topics and service sweeps run only when named).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub sweeps: Vec<Sweep>,
     /// Topic counts of the topics sweep (comma-separated; default 10,25,50,100,200).
@@ -101,12 +103,17 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     let topics_cases = topics_plan
         .as_ref()
         .map_or_else(Vec::new, topics::TopicsPlan::cases);
+    let service_plan = service_plan_from(args);
+    let service_cases = service_plan
+        .as_ref()
+        .map_or_else(Vec::new, service::ServicePlan::cases);
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
 
     let mut router = start_router(&exe, &["--no-metrics"], Logs::Hidden).await?;
     let locator = router.locator.clone();
 
-    let progress = indicatif::ProgressBar::new((cases.len() + topics_cases.len()) as u64);
+    let progress =
+        indicatif::ProgressBar::new((cases.len() + topics_cases.len() + service_cases.len()) as u64);
     progress.set_style(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -146,6 +153,22 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
         topics_results.push(result);
         progress.inc(1);
     }
+    let mut service_results = Vec::new();
+    for (index, case) in service_cases.iter().enumerate() {
+        progress.set_message(format!(
+            "round {} service {} {}",
+            case.round + 1,
+            case.mode,
+            zshm::text::human_bytes(case.payload as u64)
+        ));
+        let id = format!("s{index}p{}", std::process::id());
+        let result = service::run_case(&exe, &locator, &id, case).await;
+        if let Some(error) = &result.error {
+            progress.println(format!("service {} {}: {error}", case.mode, case.payload));
+        }
+        service_results.push(result);
+        progress.inc(1);
+    }
     progress.finish_and_clear();
     stop(&mut router.child).await;
 
@@ -166,6 +189,11 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
         let markdown = topics::write_all(&args.out, &topics_results, &command)?;
         outln!("{markdown}");
         files.push("topics.md, topics.csv, topics.json, topics_p999.svg, topics_cpu.svg");
+    }
+    if service_plan.is_some() {
+        let markdown = service::write_all(&args.out, &service_results, &command)?;
+        outln!("{markdown}");
+        files.push("service.md, service.json");
     }
     outln!("Results in {}: {}", args.out.display(), files.join(", "));
     Ok(ExitCode::SUCCESS)
@@ -191,6 +219,28 @@ fn topics_plan_from(args: &Args) -> Option<topics::TopicsPlan> {
         topics: counts,
         rounds: args.rounds.map_or(if args.quick { 1 } else { 3 }, |r| r as usize),
         seconds: args.seconds,
+    })
+}
+
+/// The service sweep, when `--sweeps` names it (`--modes`, `--payloads`, `--count` and
+/// `--rounds` apply to it too).
+fn service_plan_from(args: &Args) -> Option<service::ServicePlan> {
+    if !args.sweeps.contains(&Sweep::Service) {
+        return None;
+    }
+    Some(service::ServicePlan {
+        modes: if args.modes.is_empty() {
+            service::MODES.to_vec()
+        } else {
+            args.modes.clone()
+        },
+        payloads: if args.payloads.is_empty() {
+            service::PAYLOADS.to_vec()
+        } else {
+            args.payloads.iter().map(|&p| p as usize).collect()
+        },
+        rounds: args.rounds.map_or(if args.quick { 1 } else { 3 }, |r| r as usize),
+        count: args.count.unwrap_or(if args.quick { 50 } else { 300 }),
     })
 }
 

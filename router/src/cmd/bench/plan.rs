@@ -91,6 +91,8 @@ pub enum Sweep {
     /// A robot-sized workload: many topics over a fixed set of node processes (only when asked
     /// for: it takes minutes).
     Topics,
+    /// Service round trips, zshm against plain zenoh, SHM against TCP (only when asked for).
+    Service,
 }
 
 /// One measured configuration.

@@ -238,7 +238,7 @@ impl Node {
         name: &str,
         qos: QosProfile,
     ) -> Result<EndpointInfo, NodeError> {
-        Ok(EndpointInfo {
+        let info = EndpointInfo {
             node: self.info().clone(),
             id: self.session().next_entity_id(),
             kind,
@@ -246,6 +246,8 @@ impl Node {
             type_name: S::TYPE.dds_name.to_owned(),
             type_hash: S::TYPE.hash.to_owned(),
             qos,
-        })
+        };
+        self.record_type(&info);
+        Ok(info)
     }
 }
