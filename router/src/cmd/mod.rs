@@ -17,6 +17,7 @@ mod foxglove;
 mod interface;
 mod listener;
 mod node;
+mod param;
 mod publish;
 mod router;
 mod service;
@@ -64,6 +65,8 @@ pub enum Command {
     Topic(topic::Args),
     /// The ROS services: list, type, call (like `ros2 service`), for any known type.
     Service(service::Args),
+    /// The parameters of a running node: list, get, set, describe, dump, load (like `ros2 param`).
+    Param(param::Args),
     /// ROS's demo service server: `add_two_ints_server` offering `/add_two_ints`.
     AddTwoIntsServer(add_two_ints_server::Args),
     /// ROS's demo service client: calls `/add_two_ints` and prints the sum.
@@ -126,6 +129,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Topics(args) => topics::run(args).await,
         Command::Topic(args) => topic::run(args).await,
         Command::Service(args) => service::run(args).await,
+        Command::Param(args) => param::run(args).await,
         Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
         Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
         Command::Interface(args) => interface::run(args).await,

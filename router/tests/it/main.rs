@@ -17,6 +17,8 @@ mod bridge;
 mod interop;
 // Services: zshm's and the Python peer's, both ways, `zshm service` and the demo nodes.
 mod services;
+// `zshm param` against a running camera, parameters from --ros-args, the Python peer reading them.
+mod param;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
 // Two hosts in network namespaces: a robot and a control station over mutual TLS.

@@ -11,6 +11,7 @@
 //!   these (the payload encoding is [`crate::cdr`]).
 //! * [`executor`]: where callbacks run: executors, callback groups, timers.
 //! * [`dynamic`]: publishers and subscriptions for types known only by name (bags).
+//! * [`parameter`]: parameters as rclcpp offers them, their six services and events.
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
 //! * `lane`: which publishers a subscription receives through the same-host lane, when a
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
@@ -23,6 +24,7 @@ pub mod keyexpr;
 pub(crate) mod lane;
 pub mod liveliness;
 pub mod names;
+pub mod parameter;
 pub mod qos;
 
 pub(crate) mod delivery;

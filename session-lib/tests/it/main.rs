@@ -20,6 +20,8 @@ mod delivery;
 // Executors: threads per process, who runs a callback, callback groups, timers.
 mod executor;
 mod services;
+// Parameters: types, ranges, read-only, callbacks, overrides, events, opting out.
+mod params;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.
