@@ -580,9 +580,12 @@ def param_value(value):
 def params(args):
     from rosbags.typesys import get_types_from_msg
     ts = typestore()
+    registered = {}  # rosbags files them under its own normalised name, e.g. pkg/srv/msg/X
     for name, (_hash, request, response) in PARAM_SERVICES.items():
-        ts.register(get_types_from_msg(request, f"rcl_interfaces/srv/{name}_Request"))
-        ts.register(get_types_from_msg(response, f"rcl_interfaces/srv/{name}_Response"))
+        for part, text in (("Request", request), ("Response", response)):
+            types = get_types_from_msg(text, f"rcl_interfaces/srv/{name}_{part}")
+            ts.register(types)
+            registered[f"{name}_{part}"] = next(iter(types))
     deadline = time.monotonic() + args.timeout
     peer = RosPeer(args.connect, args.domain, "py_param_client", settings=args.set)
     node = "/" + args.node.strip("/")
@@ -600,7 +603,7 @@ def params(args):
                 raise TimeoutError(f"no SS token for {service}")
             time.sleep(0.1)
         seq += 1
-        payload = bytes(ts.serialize_cdr(request, f"rcl_interfaces/srv/{name}_Request"))
+        payload = bytes(ts.serialize_cdr(request, registered[f"{name}_Request"]))
         replies = peer.session.get(key, payload=payload, attachment=encode_attachment(seq, time.time_ns(), gid),
                                    target=zenoh.QueryTarget.ALL_COMPLETE,
                                    consolidation=zenoh.ConsolidationMode.NONE,
@@ -611,15 +614,14 @@ def params(args):
         r_seq, _stamp, r_gid = decode_attachment(answers[0].attachment.to_bytes() if answers[0].attachment else None)
         if (r_seq, r_gid) != (seq, gid):
             raise ValueError(f"{service}: reply attachment seq {r_seq} gid {r_gid.hex()}, sent {seq} {gid.hex()}")
-        return ts.deserialize_cdr(answers[0].payload.to_bytes(), f"rcl_interfaces/srv/{name}_Response")
+        return ts.deserialize_cdr(answers[0].payload.to_bytes(), registered[f"{name}_Response"])
 
     values = {}
     try:
         types = ts.types
-        listed = call_service("ListParameters", types["rcl_interfaces/srv/ListParameters_Request"](
-            prefixes=[], depth=0))
+        listed = call_service("ListParameters", types[registered["ListParameters_Request"]](prefixes=[], depth=0))
         names = list(listed.result.names)
-        got = call_service("GetParameters", types["rcl_interfaces/srv/GetParameters_Request"](names=names))
+        got = call_service("GetParameters", types[registered["GetParameters_Request"]](names=names))
         if len(got.values) != len(names):
             errors.append(f"{len(names)} names listed, {len(got.values)} values returned")
         values = {n: param_value(v) for n, v in zip(names, got.values)}

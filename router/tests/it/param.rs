@@ -140,7 +140,7 @@ fn a_dump_loads_back_and_its_read_only_sizes_are_skipped() {
     assert_eq!(set.stdout(), ["Set parameter successful"], "{}", set.dump());
 
     let dump = param(&router, &["dump", "/sim_camera"]);
-    let yaml = dump.stdout().join("\n");
+    let yaml = dump.stdout().join("\n") + "\n";
     assert!(yaml.starts_with("/sim_camera:\n  ros__parameters:\n"), "{yaml}");
     assert!(yaml.contains("    rate: 12.5\n"), "{yaml}");
     assert!(yaml.contains("    width: 8\n"), "{yaml}");

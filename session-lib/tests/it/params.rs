@@ -427,22 +427,31 @@ async fn parameter_events_tell_declare_set_and_undeclare_with_the_node_and_a_sta
         assert!(Instant::now() < deadline, "no parameter event arrived");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let before = events_of(&events, "/ns/evented").len();
     let started = zshm::msgs::builtin_interfaces::msg::Time::now();
     node.declare_parameter("gain", 1.5, ParameterDescriptor::default().dynamic_typing())
         .unwrap();
     node.set_parameter("gain", 2.5).unwrap();
     node.undeclare_parameter("gain").unwrap();
     let deadline = Instant::now() + DEADLINE;
+    // Probe events may still be arriving: only those about `gain` count here.
+    let about_gain = |e: &ParameterEvent| {
+        [&e.new_parameters, &e.changed_parameters, &e.deleted_parameters]
+            .iter()
+            .any(|list| list.iter().any(|p| p.name == "gain"))
+    };
     let ours = loop {
-        let ours = events_of(&events, "/ns/evented");
-        if ours.len() >= before + 3 {
-            break ours[before..].to_vec();
+        let ours: Vec<ParameterEvent> = events_of(&events, "/ns/evented")
+            .into_iter()
+            .filter(about_gain)
+            .collect();
+        if ours.len() >= 3 {
+            break ours;
         }
         assert!(Instant::now() < deadline, "only {} events: {ours:?}", ours.len());
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let names = |list: &[WireParameter]| list.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+    assert_eq!(ours.len(), 3, "one event per change: {ours:?}");
     assert_eq!(names(&ours[0].new_parameters), ["gain"]);
     assert_eq!(ours[0].new_parameters[0].value.double_value, 1.5);
     assert!(ours[0].changed_parameters.is_empty() && ours[0].deleted_parameters.is_empty());

@@ -458,7 +458,7 @@ mod tests {
             .unwrap();
         s.declare(
             "i",
-            1i64.into(),
+            2i64.into(),
             ParameterDescriptor::default().integer_range(0, 10, 2),
         )
         .unwrap();
