@@ -43,6 +43,15 @@ pub struct NodeArgs {
     /// ROS domain (default: $ROS_DOMAIN_ID, else 0).
     #[arg(long)]
     pub domain: Option<u32>,
+    /// ROS arguments, last on the line: `--ros-args -p name:=value --params-file FILE.yaml`
+    /// set the node's parameters (YAML values; ROS 2's parameters-file layout).
+    #[arg(
+        long = "ros-args",
+        value_name = "ARG",
+        num_args = 0..,
+        allow_hyphen_values = true
+    )]
+    pub ros_args: Vec<String>,
 }
 
 /// Where the Prometheus endpoint listens.

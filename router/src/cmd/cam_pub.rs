@@ -1,18 +1,24 @@
 //! `zshm cam-pub`: a simulated depth camera. Each cloud is written straight into its send
 //! buffer (a shared-memory loan when SHM is on), stamped with the wall clock as late as
 //! possible, then published. Reports its own rate, SHM share and failures.
+//!
+//! Its node (`sim_camera`) declares `rate`, `width`, `height` and `frame_id` as parameters, the
+//! flags giving their defaults and `--ros-args -p`/`--params-file` overriding them. `rate` and
+//! `frame_id` may be set while it runs (the next cloud follows them); `width` and `height` are
+//! read-only, since they fix the size of every buffer.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use zshm::msgs::builtin_interfaces::msg::Time;
 use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2};
-use zshm::ros::Publisher;
+use zshm::ros::parameter::{ParameterDescriptor, ParameterValue};
 use zshm::ros::qos::{History, QosProfile};
+use zshm::ros::{Node, Publisher};
 use zshm::text::human_bytes;
 use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
-use crate::cli::{self, CloudArgs, NodeArgs};
+use crate::cli::{self, CloudArgs, FlagError, NodeArgs};
 use crate::support::out::outln;
 use crate::support::ticker::{MissedTickBehavior, Ticker};
 use crate::support::{session, shutdown};
@@ -62,10 +68,78 @@ pub struct Args {
 /// The longest cam-pub waits, after its last cloud, for subscribers to leave.
 const LINGER: Duration = Duration::from_secs(5);
 
+/// The camera's settings, as its parameters hold them (the flags are their defaults).
+struct Settings {
+    rate: f64,
+    cloud: CloudArgs,
+    frame_id: String,
+}
+
+/// Declares the camera's parameters; their values are the overrides where given, else the flags.
+fn declare_parameters(node: &Node, args: &Args) -> anyhow::Result<Settings> {
+    let size = |what: &str| {
+        ParameterDescriptor::new(format!("{what} of the cloud (fixes the buffer size)"))
+            .integer_range(1, 16384, 0)
+            .read_only()
+    };
+    let rate = node.declare_parameter(
+        "rate",
+        args.rate,
+        ParameterDescriptor::new("clouds per second").floating_point_range(0.001, cli::MAX_RATE, 0.0),
+    );
+    let width = node.declare_parameter("width", i64::from(args.cloud.width), size("points per row"));
+    let height = node.declare_parameter("height", i64::from(args.cloud.height), size("rows"));
+    let frame_id = node.declare_parameter(
+        "frame_id",
+        args.frame_id.as_str(),
+        ParameterDescriptor::new("coordinate frame of the clouds"),
+    );
+    let bad = |err: zshm::ros::parameter::ParameterError| FlagError(format!("--ros-args: {err}"));
+    let int = |value: ParameterValue| {
+        value
+            .as_integer()
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(1)
+    };
+    let settings = Settings {
+        rate: rate.map_err(bad)?.as_double().unwrap_or(args.rate),
+        cloud: CloudArgs {
+            width: int(width.map_err(bad)?),
+            height: int(height.map_err(bad)?),
+        },
+        frame_id: frame_id
+            .map_err(bad)?
+            .as_str()
+            .unwrap_or(&args.frame_id)
+            .to_owned(),
+    };
+    settings.cloud.validate()?;
+    Ok(settings)
+}
+
 /// Publishes clouds at `--rate` until `--count` or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     args.cloud.validate()?;
     let node = session::open_node(&args.node, "sim_camera").await?;
+    let settings = declare_parameters(&node, &args)?;
+    // Sets of `rate` and `frame_id` reach the loop through these; the parameters' checks (type,
+    // range, read-only) have passed when the callback sees a change.
+    let (rate_tx, mut rate_rx) = tokio::sync::watch::channel(settings.rate);
+    let (frame_tx, mut frame_rx) = tokio::sync::watch::channel(settings.frame_id.clone());
+    let _on_set = node.on_set_parameters(move |changes| {
+        for change in changes {
+            match (change.name.as_str(), &change.value) {
+                ("rate", ParameterValue::Double(rate)) => {
+                    rate_tx.send_replace(*rate);
+                }
+                ("frame_id", ParameterValue::String(frame)) => {
+                    frame_tx.send_replace(frame.clone());
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    });
     let qos = if args.keep_all {
         QosProfile {
             history: History::KeepAll,
@@ -93,22 +167,35 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let camera = SimCamera {
-        width: args.cloud.width,
-        height: args.cloud.height,
+        width: settings.cloud.width,
+        height: settings.cloud.height,
     };
-    let (cloud_shape, image_shape) = (
-        camera.cloud_shape(&args.frame_id),
-        camera.image_shape(&args.frame_id),
+    let (mut cloud_shape, mut image_shape) = (
+        camera.cloud_shape(&settings.frame_id),
+        camera.image_shape(&settings.frame_id),
     );
-    let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Skip);
+    let mut ticker = Ticker::new(settings.rate, MissedTickBehavior::Skip);
     let mut shutdown = std::pin::pin!(shutdown::signal());
     let (mut total, mut window, mut window_start) =
         (CameraCounts::default(), CameraCounts::default(), Instant::now());
 
-    for frame in (0..).take_while(|_| found.is_some()) {
+    let mut frame = 0u64;
+    while found.is_some() {
         tokio::select! {
             _ = ticker.tick() => {}
             _ = &mut shutdown => break,
+            Ok(()) = rate_rx.changed() => {
+                let rate = *rate_rx.borrow_and_update();
+                tracing::info!("rate is now {rate} Hz");
+                ticker = Ticker::new(rate, MissedTickBehavior::Skip);
+                continue;
+            }
+            Ok(()) = frame_rx.changed() => {
+                let frame_id = frame_rx.borrow_and_update().clone();
+                tracing::info!("frame_id is now {frame_id}");
+                (cloud_shape, image_shape) = (camera.cloud_shape(&frame_id), camera.image_shape(&frame_id));
+                continue;
+            }
         }
         let shm = publish_cloud(&clouds, &cloud_shape, &camera, frame, args.pattern).await;
         if let Some(images) = &images {
@@ -137,7 +224,8 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             print_rate(&window, window_start.elapsed(), camera.cloud_data_len());
             (window, window_start) = (CameraCounts::default(), Instant::now());
         }
-        if frame + 1 == args.count {
+        frame += 1;
+        if frame == args.count {
             break;
         }
     }

@@ -20,6 +20,7 @@ mod foxglove;
 mod interface;
 mod listener;
 mod node;
+mod param;
 mod publish;
 mod router;
 mod service;
@@ -69,6 +70,8 @@ pub enum Command {
     Service(service::Args),
     /// The actions of the graph: list, info, send_goal (like `ros2 action`).
     Action(action::Args),
+    /// The parameters of a running node: list, get, set, describe, dump, load (like `ros2 param`).
+    Param(param::Args),
     /// ROS's demo service server: `add_two_ints_server` offering `/add_two_ints`.
     AddTwoIntsServer(add_two_ints_server::Args),
     /// ROS's demo service client: calls `/add_two_ints` and prints the sum.
@@ -139,6 +142,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Topic(args) => topic::run(args).await,
         Command::Service(args) => service::run(args).await,
         Command::Action(args) => action::run(args).await,
+        Command::Param(args) => param::run(args).await,
         Command::AddTwoIntsServer(args) => add_two_ints_server::run(args).await,
         Command::AddTwoIntsClient(args) => add_two_ints_client::run(args).await,
         Command::FibonacciActionServer(args) => fibonacci_action_server::run(args).await,

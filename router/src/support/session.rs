@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 
-use crate::cli::{NodeArgs, SessionArgs};
+use crate::cli::{FlagError, NodeArgs, SessionArgs};
 
 /// A session builder from the shared flags.
 pub fn builder(role: zshm::Role, args: &SessionArgs) -> zshm::SessionBuilder {
@@ -44,10 +44,15 @@ pub async fn interruptible(builder: zshm::SessionBuilder) -> anyhow::Result<zshm
 
 /// Opens a node session and creates the node `name` from the shared node flags.
 pub async fn open_node(node: &NodeArgs, name: &str) -> anyhow::Result<zshm::ros::Node> {
+    // Bad ROS arguments (or an unreadable parameters file) are bad input, found before any
+    // session is opened.
+    let overrides = zshm::ros::parameter::ParameterOverrides::from_ros_args(&node.ros_args)
+        .map_err(|err| FlagError(format!("--ros-args: {err}")))?;
     let session = open(&node.session).await?;
     let options = zshm::ros::NodeOptions {
         namespace: node.namespace.clone(),
         domain: node.domain,
+        parameter_overrides: overrides,
         ..Default::default()
     };
     zshm::ros::Node::new(&session, name, options)

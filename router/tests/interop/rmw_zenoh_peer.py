@@ -40,6 +40,10 @@ Modes (each prints ONE JSON object on stdout and exits 0 iff all went well):
            nodes offer) once for --type, with the type's hash from rosbags, and
            print the decoded GetTypeDescription response (rosbags' CDR; the
            request and response types registered from their .srv halves).
+  params   read the parameters of node --node (e.g. /sim_camera) as `ros2 param
+           dump` would: `<node>/list_parameters` then `<node>/get_parameters`,
+           called as `call` calls (SC tokens, the 33-byte attachment), requests
+           and replies in CDR by rosbags; prints {name: value}.
 
 Run it (against a router listening on tcp/127.0.0.1:7447):
   python3 -m venv .venv && .venv/bin/pip install -r router/tests/interop/requirements.txt
@@ -606,17 +610,95 @@ def describe(args):
     errors = [] if (r_seq, r_gid) == (1, gid) else [f"reply attachment seq {r_seq} gid {r_gid.hex()}"]
     return emit({"requested_hash": type_hash, "response": to_plain(response), "ok": not errors,
                  "errors": errors}, not errors)
+# rcl_interfaces' service types (Jazzy): rosbags' store has their messages but not the request
+# and response types, which are registered here from their definitions (rcl_interfaces/srv/*.srv).
+# The hashes are the services' RIHS01, as `ros2 service info` and rmw_zenoh's keys show them.
+PARAM_SERVICES = {
+    "ListParameters": (
+        "RIHS01_3e6062bfbb27bfb8730d4cef2558221f51a11646d78e7bb30a1e83afac3aad9d",
+        "string[] prefixes\nuint64 depth\n",
+        "rcl_interfaces/msg/ListParametersResult result\n",
+    ),
+    "GetParameters": (
+        "RIHS01_bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc",
+        "string[] names\n",
+        "rcl_interfaces/msg/ParameterValue[] values\n",
+    ),
+}
+
+
+def param_value(value):
+    """rcl_interfaces/msg/ParameterValue as plain data, by its type field (ParameterType.msg)."""
+    field = {1: "bool_value", 2: "integer_value", 3: "double_value", 4: "string_value", 5: "byte_array_value",
+             6: "bool_array_value", 7: "integer_array_value", 8: "double_array_value",
+             9: "string_array_value"}.get(value.type)
+    return None if field is None else to_plain(getattr(value, field))
+
+
+def params(args):
+    from rosbags.typesys import get_types_from_msg
+    ts = typestore()
+    registered = {}  # rosbags files them under its own normalised name, e.g. pkg/srv/msg/X
+    for name, (_hash, request, response) in PARAM_SERVICES.items():
+        for part, text in (("Request", request), ("Response", response)):
+            types = get_types_from_msg(text, f"rcl_interfaces/srv/{name}_{part}")
+            ts.register(types)
+            registered[f"{name}_{part}"] = next(iter(types))
+    deadline = time.monotonic() + args.timeout
+    peer = RosPeer(args.connect, args.domain, "py_param_client", settings=args.set)
+    node = "/" + args.node.strip("/")
+    errors, seq = [], 0
+
+    def call_service(name, request):
+        nonlocal seq
+        type_hash, _, _ = PARAM_SERVICES[name]
+        dds_type = f"rcl_interfaces::srv::dds_::{name}_"
+        service = f"{node}/{''.join('_' + c.lower() if c.isupper() else c for c in name).lstrip('_')}"
+        key = peer.data_key(service, dds_type, type_hash)
+        _token, gid = peer.declare_endpoint("SC", service, dds_type, type_hash)
+        while not peer.endpoints(peer.query_tokens(timeout=1.0), "SS", service, dds_type, type_hash):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no SS token for {service}")
+            time.sleep(0.1)
+        seq += 1
+        payload = bytes(ts.serialize_cdr(request, registered[f"{name}_Request"]))
+        replies = peer.session.get(key, payload=payload, attachment=encode_attachment(seq, time.time_ns(), gid),
+                                   target=zenoh.QueryTarget.ALL_COMPLETE,
+                                   consolidation=zenoh.ConsolidationMode.NONE,
+                                   timeout=max(0.1, deadline - time.monotonic()))
+        answers = [r.ok for r in replies if r.ok is not None]
+        if len(answers) != 1:
+            raise ValueError(f"{service}: {len(answers)} replies")
+        r_seq, _stamp, r_gid = decode_attachment(answers[0].attachment.to_bytes() if answers[0].attachment else None)
+        if (r_seq, r_gid) != (seq, gid):
+            raise ValueError(f"{service}: reply attachment seq {r_seq} gid {r_gid.hex()}, sent {seq} {gid.hex()}")
+        return ts.deserialize_cdr(answers[0].payload.to_bytes(), registered[f"{name}_Response"])
+
+    values = {}
+    try:
+        types = ts.types
+        listed = call_service("ListParameters", types[registered["ListParameters_Request"]](prefixes=[], depth=0))
+        names = list(listed.result.names)
+        got = call_service("GetParameters", types[registered["GetParameters_Request"]](names=names))
+        if len(got.values) != len(names):
+            errors.append(f"{len(names)} names listed, {len(got.values)} values returned")
+        values = {n: param_value(v) for n, v in zip(names, got.values)}
+    except Exception as e:  # noqa: BLE001  report, do not crash
+        errors.append(f"{type(e).__name__}: {e}")
+    peer.close()
+    return emit({"node": node, "parameters": values, "ok": not errors, "errors": errors}, not errors)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     modes = parser.add_subparsers(dest="mode", required=True)
     for name, func in (("listen", listen), ("talk", talk), ("garbage", garbage), ("receive", receive),
-                       ("send", send), ("serve", serve), ("call", call), ("describe", describe)):
+                       ("send", send), ("serve", serve), ("call", call), ("describe", describe),
+                       ("params", params)):
         p = modes.add_parser(name)
         p.set_defaults(func=func)
         p.add_argument("--connect", required=True, help="router endpoint, e.g. tcp/127.0.0.1:7447")
-        p.add_argument("--count", type=int, required=name != "describe", default=1,
+        p.add_argument("--count", type=int, required=name not in ("describe", "params"), default=1,
                        help="number of messages (or requests)")
         p.add_argument("--topic", default="/chatter")
         p.add_argument("--domain", type=int, default=0)
@@ -625,12 +707,14 @@ def main(argv=None):
                        help="a config setting, e.g. transport/auth/usrpwd/user=\"alice\" (repeatable)")
         if name == "serve":
             p.add_argument("--silent", action="store_true", help="hold every request, never answer")
+        if name == "params":
+            p.add_argument("--node", required=True, help="the node's full name, e.g. /sim_camera")
         if name in ("receive", "send", "describe"):
             p.add_argument("--type", required=True, help="pkg/msg/Type, e.g. geometry_msgs/msg/Twist")
         if name == "listen":
             p.add_argument("--joins-late", action="store_true",
                            help="the talker is already running: sequence numbers start where we join")
-        elif name not in ("receive", "serve", "call", "describe"):
+        elif name not in ("receive", "serve", "call", "describe", "params"):
             p.add_argument("--rate", type=float, default=10.0, help="messages per second")
     args = parser.parse_args(argv)
     return args.func(args)

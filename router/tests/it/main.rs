@@ -19,6 +19,8 @@ mod interop;
 mod services;
 // Actions: the Fibonacci demos, `zshm action list / info / send_goal`, exit codes.
 mod action;
+// `zshm param` against a running camera, parameters from --ros-args, the Python peer reading them.
+mod param;
 // The Prometheus exporter, promtool, and the dashboard's queries on a real Prometheus.
 mod metrics;
 // Two hosts in network namespaces: a robot and a control station over mutual TLS.

@@ -13,6 +13,7 @@
 //! * [`executor`]: where callbacks run: executors, callback groups, timers.
 //! * [`dynamic`]: publishers and subscriptions for types known only by name (bags).
 //! * [`type_description`]: each node's `~/get_type_description` service.
+//! * [`parameter`]: parameters as rclcpp offers them, their six services and events.
 //! * [`graph`]: what `ros2 topic list` / `ros2 node list` show, from the tokens.
 //! * `lane`: which publishers a subscription receives through the same-host lane, when a
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
@@ -26,6 +27,7 @@ pub mod keyexpr;
 pub(crate) mod lane;
 pub mod liveliness;
 pub mod names;
+pub mod parameter;
 pub mod qos;
 
 pub(crate) mod delivery;

@@ -9,6 +9,7 @@ use super::executor::{
     CallbackGroup, CallbackGroupKind, Executor, ExecutorError, Notifier, Registration, SpinHandle, Timer,
     Waitable,
 };
+use super::parameter::{NodeParameters, ParameterError, ParameterOverrides};
 use crate::msgs::Message;
 use crate::raw::DeclareError;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
@@ -44,13 +45,16 @@ pub enum NodeError {
     /// A timer's period is zero.
     #[error("a timer's period must be above zero")]
     ZeroPeriod,
+    /// A parameter the node declares at creation (`use_sim_time`) refused its override.
+    #[error("parameter override refused: {0}")]
+    Parameter(#[from] ParameterError),
 }
 
 impl NodeError {
     /// True when the caller's input is at fault (a name, a key), not the system.
     pub fn is_bad_input(&self) -> bool {
         match self {
-            NodeError::Name(_) | NodeError::ZeroPeriod => true,
+            NodeError::Name(_) | NodeError::ZeroPeriod | NodeError::Parameter(_) => true,
             NodeError::Token { .. } | NodeError::Executor(_) => false,
             NodeError::Declare(err) => err.is_bad_input(),
         }
@@ -58,7 +62,7 @@ impl NodeError {
 }
 
 /// Where a node lives in the ROS graph, and where its callbacks run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NodeOptions {
     /// Namespace, `/` by default; a relative one is made absolute.
     pub namespace: String,
@@ -73,6 +77,14 @@ pub struct NodeOptions {
     /// Whether the node answers `~/get_type_description` for the types it uses (rclcpp's
     /// `start_type_description_service`; true by default). See [`type_description`](super::type_description).
     pub start_type_description_service: bool,
+    /// Values that replace the defaults of the parameters the node declares (from
+    /// `--ros-args`, a parameters file, or code); none by default.
+    pub parameter_overrides: ParameterOverrides,
+    /// Offer the six parameter services (`~/get_parameters`, ...); true by default, as rclcpp.
+    /// The node's parameters exist either way.
+    pub start_parameter_services: bool,
+    /// Publish parameter changes on `/parameter_events`; true by default, as rclcpp.
+    pub start_parameter_event_publisher: bool,
 }
 
 impl Default for NodeOptions {
@@ -83,6 +95,9 @@ impl Default for NodeOptions {
             domain: None,
             executor: None,
             start_type_description_service: true,
+            parameter_overrides: ParameterOverrides::default(),
+            start_parameter_services: true,
+            start_parameter_event_publisher: true,
         }
     }
 }
@@ -112,6 +127,7 @@ pub struct Node {
     /// The background spin of the node's own executor (`None` when the caller gave one).
     spin: Option<Arc<SpinHandle>>,
     default_group: CallbackGroup,
+    parameters: NodeParameters,
     _token: zenoh::liveliness::LivelinessToken,
 }
 
@@ -127,6 +143,12 @@ impl Node {
             namespace: names::normalize_namespace(&options.namespace)?,
             name: name.to_owned(),
         };
+        let parameters = NodeParameters::new(
+            &info,
+            &options.parameter_overrides,
+            options.start_parameter_services,
+            options.start_parameter_event_publisher,
+        );
         let (executor, spin) = match options.executor {
             Some(executor) => (executor, None),
             None => {
@@ -144,12 +166,19 @@ impl Node {
             executor,
             spin,
             default_group: CallbackGroup::new(CallbackGroupKind::MutuallyExclusive),
+            parameters,
             _token: token,
         };
+        node.parameters.start(&node).await?;
         if options.start_type_description_service {
             node.type_description = Some(type_description::serve(&node, node.types.clone()).await?);
         }
         Ok(node)
+    }
+
+    /// The node's parameters (the API is in `ros::parameter`).
+    pub(crate) fn parameters(&self) -> &NodeParameters {
+        &self.parameters
     }
 
     /// The executor that runs the node's callbacks.

@@ -24,6 +24,8 @@ mod services;
 mod actions;
 // Type descriptions: every node describes the types it uses, as Jazzy nodes do.
 mod type_description;
+// Parameters: types, ranges, read-only, callbacks, overrides, events, opting out.
+mod params;
 // The layers of the README hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.

@@ -111,8 +111,12 @@ async fn tokens_announce_nodes_and_endpoints_and_go_away_with_them() {
     let node = Node::new(
         &a,
         "announcer",
+        // Without its parameter services and event publisher, the publisher below is the
+        // node's first entity.
         NodeOptions {
             namespace: "/robot1".into(),
+            start_parameter_services: false,
+            start_parameter_event_publisher: false,
             ..Default::default()
         },
     )

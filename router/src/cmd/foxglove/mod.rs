@@ -127,6 +127,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         namespace: "/".into(),
         domain: args.domain,
+        ros_args: Vec::new(),
     };
     let node = session::open_node(&node_args, "zshm_foxglove").await?;
     let domain = node.info().domain;
