@@ -38,6 +38,7 @@ mod publisher;
 mod sample;
 pub mod service;
 mod subscription;
+mod type_cache;
 pub mod type_description;
 
 pub use delivery::{HEAP_BYTES_BOUND, KEEP_ALL_BOUND};

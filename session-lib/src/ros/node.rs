@@ -16,7 +16,7 @@ use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
 use crate::ros::names::{self, NameError};
 use crate::ros::qos::QosProfile;
 use crate::ros::service::Service;
-use crate::ros::type_description::{self, TypeCache};
+use crate::ros::type_cache::TypeCache;
 use crate::session::Session;
 
 /// Why a node or one of its endpoints could not be created.
@@ -171,7 +171,7 @@ impl Node {
         };
         node.parameters.start(&node).await?;
         if options.start_type_description_service {
-            node.type_description = Some(type_description::serve(&node, node.types.clone()).await?);
+            node.type_description = Some(node.serve_type_descriptions(node.types.clone()).await?);
         }
         Ok(node)
     }

@@ -17,14 +17,11 @@
 //! A type zshm does not ship (one's own, through `include_interfaces!`) is recorded, but its
 //! description is not available: such a request fails and says so.
 
-use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
-
 use zshm_rosidl::{InterfaceSet, TypeName, description};
 
-use super::liveliness::EndpointInfo;
 use super::node::{Node, NodeError};
 use super::service::Service;
+use super::type_cache::TypeCache;
 use crate::msgs::type_description_interfaces::msg::{
     Field, FieldType, IndividualTypeDescription, TypeDescription, TypeSource,
 };
@@ -41,36 +38,13 @@ pub const BAD_HASH: &str = "Failed to parse type hash";
 /// The failure reason for a type no entity of the node uses (rcl's text).
 pub const NOT_IN_USE: &str = "Type not currently in use by this node";
 
-/// The types a node's entities use, by hash.
-#[derive(Debug, Default)]
-pub(crate) struct TypeCache {
-    types: Mutex<BTreeMap<String, String>>,
-}
-
 impl TypeCache {
-    /// Records the type of an entity being created.
-    pub(crate) fn record(&self, info: &EndpointInfo) {
-        let name = TypeName::from_dds_name(&info.type_name)
-            .map(|name| name.to_string())
-            .unwrap_or_else(|| info.type_name.clone());
-        self.types
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(info.type_hash.clone(), name);
-    }
-
     /// The answer to `request`.
     pub(crate) fn answer(&self, request: &GetTypeDescription_Request) -> GetTypeDescription_Response {
         if !is_rihs01(&request.type_hash) {
             return failure(BAD_HASH.into());
         }
-        let recorded = self
-            .types
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&request.type_hash)
-            .cloned();
-        let Some(name) = recorded else {
+        let Some(name) = self.name_of(&request.type_hash) else {
             return failure(NOT_IN_USE.into());
         };
         let set = InterfaceSet::shipped();
@@ -110,13 +84,16 @@ impl TypeCache {
     }
 }
 
-/// Offers the node's `~/get_type_description`.
-pub(crate) async fn serve(
-    node: &Node,
-    types: std::sync::Arc<TypeCache>,
-) -> Result<Service<GetTypeDescription>, NodeError> {
-    node.create_service::<GetTypeDescription>(SERVICE_NAME, move |request| types.answer(&request))
-        .await
+impl Node {
+    /// Offers this node's `~/get_type_description`, answering from `types`. (Defined here rather
+    /// than in `node`, so that the node calls it without the two files importing each other.)
+    pub(crate) async fn serve_type_descriptions(
+        &self,
+        types: std::sync::Arc<TypeCache>,
+    ) -> Result<Service<GetTypeDescription>, NodeError> {
+        self.create_service::<GetTypeDescription>(SERVICE_NAME, move |request| types.answer(&request))
+            .await
+    }
 }
 
 /// The RIHS01 hash of a received description, computed as the type's own hash is: equal to the
@@ -196,12 +173,7 @@ mod tests {
     use crate::msgs::{Message, std_msgs};
 
     fn cache_with_string() -> TypeCache {
-        let cache = TypeCache::default();
-        cache.types.lock().unwrap().insert(
-            std_msgs::msg::String::TYPE.hash.into(),
-            std_msgs::msg::String::TYPE.name.into(),
-        );
-        cache
+        TypeCache::with(std_msgs::msg::String::TYPE.hash, std_msgs::msg::String::TYPE.name)
     }
 
     fn request(hash: &str) -> GetTypeDescription_Request {

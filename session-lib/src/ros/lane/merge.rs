@@ -196,8 +196,13 @@ impl<I> Stream<I> {
     /// the zenoh messages the publisher sent before it saw this subscription on the lane; which
     /// of those were sent after the subscription's zenoh subscriber existed (and so will arrive)
     /// is unknown, so the wait ends as soon as zenoh has delivered up to the last one it owes.
+    ///
+    /// Only the case where the lane message itself skipped zenoh right after one that did not
+    /// (`zenoh_until == sequence - 1`) waits: a message that zenoh carries too is held by
+    /// nothing, so a large lane sample is never kept waiting for older history (which would
+    /// hold its buffer and grow the publisher's segment).
     fn first_contact_owed(&self, sequence: i64) -> bool {
-        self.zenoh_seen < (sequence - 1).min(self.zenoh_until)
+        self.zenoh_until == sequence - 1 && self.zenoh_seen < sequence - 1
     }
 
     fn flush(&mut self, now: Instant, outcome: &mut Outcome<I>) {

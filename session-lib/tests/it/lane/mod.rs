@@ -86,9 +86,15 @@ impl Net {
     }
 
     /// A node in its own session (its own process, as far as zenoh and the lane can tell).
+    /// It publishes no `/parameter_events`: the lane tests count every message their sessions
+    /// publish, and the node's own events would be among them.
     pub async fn node(&self, name: &str) -> (Session, Node) {
         let session = self.session().await;
-        let node = Node::new(&session, name, NodeOptions::default()).await.unwrap();
+        let options = NodeOptions {
+            start_parameter_event_publisher: false,
+            ..NodeOptions::default()
+        };
+        let node = Node::new(&session, name, options).await.unwrap();
         (session, node)
     }
 
