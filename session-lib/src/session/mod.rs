@@ -131,7 +131,6 @@ impl SessionBuilder {
         let ros_domain_id = ros_domain_id(&self.env)?;
         let settings = resolved.shm.clone();
         let lane_settings = crate::lane::domain::settings(&self.env, &settings, self.no_lane)?;
-        let admin_space = admin_space_readable(&resolved.zenoh);
 
         let mut verdict = shm::plan(&settings, &self.dev_shm);
         let mut zenoh_config = resolved.zenoh.clone();
@@ -199,7 +198,6 @@ impl SessionBuilder {
                 shm_status,
                 pool,
                 lane,
-                admin_space,
                 threshold: settings.message_size_threshold,
                 stats,
                 ros_domain_id,
@@ -224,13 +222,6 @@ fn mentions_shm(error: &str) -> bool {
     ["shm", "shared memory", "segment"]
         .iter()
         .any(|word| error.contains(word))
-}
-
-/// Whether the session answers queries on its own admin space (`adminspace` enabled and
-/// readable): a lane publisher reads zenoh's list of subscribers there.
-fn admin_space_readable(config: &zenoh::Config) -> bool {
-    let flag = |key| config.get_json(key).is_ok_and(|value| value == "true");
-    flag("adminspace/enabled") && flag("adminspace/permissions/read")
 }
 
 fn disable_shm(config: &mut zenoh::Config) {
@@ -311,7 +302,6 @@ struct Shared {
     shm_status: ShmStatus,
     pool: Option<Arc<ShmPool>>,
     lane: Arc<LaneSlot>,
-    admin_space: bool,
     threshold: usize,
     stats: Arc<SessionStats>,
     ros_domain_id: u32,
@@ -372,11 +362,6 @@ impl Session {
     /// call it from a blocking context). `Err` says why the lane is off; that is logged once.
     pub fn lane(&self) -> Result<Arc<LaneContext>, LaneUnavailable> {
         self.shared.lane.context()
-    }
-
-    /// Whether this session's admin space answers its own queries (see `admin_space_readable`).
-    pub(crate) fn admin_space_readable(&self) -> bool {
-        self.shared.admin_space
     }
 
     /// The latest link to a process of this host found carrying copies over TCP although this

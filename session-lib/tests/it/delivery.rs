@@ -73,7 +73,8 @@ async fn a_blocked_callback_body((a, b): (Session, Session), lane: bool) {
         .create_subscription::<std_msgs::String>("/it/slow", QosProfile::keep_last(3), move |msg| {
             entered_tx.send(()).unwrap();
             // Blocks until the test releases it, like a callback doing heavy work.
-            let _ = release_rx.recv();
+            // Bounded, so that a failing test unwinds instead of waiting here forever.
+            let _ = release_rx.recv_timeout(DEADLINE);
             slow_tx.send(msg.sequence_number()).unwrap();
         })
         .await
@@ -99,9 +100,18 @@ async fn a_blocked_callback_body((a, b): (Session, Session), lane: bool) {
     assert!(slow_pub.wait_for_subscribers(DEADLINE).await);
     assert!(fast_pub.wait_for_subscribers(DEADLINE).await);
     if lane {
-        crate::lane::until("both subscriptions attached to the lane", || {
-            slow_pub.lane_subscribers() == 1 && fast_pub.lane_subscribers() == 1
-        })
+        crate::lane::until_or(
+            || slow_pub.lane_subscribers() == 1 && fast_pub.lane_subscribers() == 1,
+            || {
+                format!(
+                    "both subscriptions attached to the lane did not happen in time: slow {}, fast {}, \
+                     listener {:?}",
+                    slow_pub.lane_subscribers(),
+                    fast_pub.lane_subscribers(),
+                    b.stats().snapshot()
+                )
+            },
+        )
         .await;
     }
 

@@ -22,9 +22,7 @@ const CHILD_LANE_ROOT: &str = "ZSHM_IT_THREADS_LANE_ROOT";
 const CHILD_PREFIX: &str = "ZSHM_IT_THREADS_PREFIX";
 
 /// Topics at most: more subscriptions share them (up to 10 per publisher, below the lane's
-/// [`zshm::lane::MAX_SUBSCRIBERS`]). Each lane publisher polls zenoh's admin space while it skips
-/// zenoh; 100 of them in the parent, with the child's session closing, deadlocked zenoh 1.10.2
-/// (admin-space replies against the link's close), which is not what this test is about.
+/// [`zshm::lane::MAX_SUBSCRIBERS`]), as a robot's topics have several subscribers.
 const TOPICS: usize = 10;
 
 fn threads_of_this_process() -> usize {
@@ -88,10 +86,25 @@ async fn threads_with(net: &Net, root: &std::path::Path, subscriptions: usize) -
     for (n, publisher) in publishers.iter().enumerate() {
         publisher.publish(&text(&format!("t{n}"))).await.unwrap();
     }
-    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
+    // Bounded: a child that hangs is killed and its output shown, instead of hanging the suite.
+    let pid = child.id();
+    let output = tokio::time::timeout(
+        2 * DEADLINE,
+        tokio::task::spawn_blocking(move || child.wait_with_output()),
+    )
+    .await;
+    let output = match output {
+        Ok(waited) => waited.unwrap().unwrap(),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+            panic!(
+                "the child with {subscriptions} subscriptions did not end within {:?}",
+                2 * DEADLINE
+            );
+        }
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),

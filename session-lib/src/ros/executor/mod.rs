@@ -556,6 +556,9 @@ impl Shared {
                 return;
             }
         };
+        // Looked up in the entities as they are now: an entity added while this thread waited
+        // may have signalled already, and a one-shot event not noted here would never come back.
+        let entries = if ready > 0 { self.snapshot() } else { entries };
         for event in &events[..ready] {
             match event.data() {
                 WAKE => {

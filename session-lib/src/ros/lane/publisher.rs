@@ -3,27 +3,26 @@
 //!
 //! zenoh must carry a message while it routes to any subscriber the lane does not serve. The
 //! publisher knows two lists: the liveliness tokens of its topic's ROS subscriptions (each names
-//! its session and its GID) and its lane's subscribers (named by GID). A third comes from zenoh
-//! itself: the sessions it routes this key to, read from the publisher's own admin space, which
-//! also shows subscribers without a token (a plain zenoh subscriber, a bridge). zenoh is skipped
-//! only when every ROS subscription is a lane subscriber and every session zenoh routes to is one
-//! whose ROS subscriptions explain its subscriber. Anything else, or any doubt, keeps zenoh:
+//! its session and its GID) and its lane's subscribers (named by GID). zenoh is skipped only when
+//! every ROS subscription is a lane subscriber. Anything else keeps zenoh:
 //!
 //! * a new ROS subscription is seen with its token, at once;
-//! * a subscriber without a token is seen at the next look at the admin space, every
-//!   [`RECHECK`] while zenoh is skipped;
 //! * a TRANSIENT_LOCAL publisher always uses zenoh too, so that zenoh's cache answers late
 //!   rmw_zenoh joiners, and always its lane, which keeps the history; it connects new lane
 //!   subscribers at once to hand them that history.
 //!
-//! Limit: a process that has a lane subscription of the topic and also a subscriber of the same
-//! key that is not a ROS subscription (a raw zenoh one) is taken as served by the lane.
+//! Limit: a zenoh subscriber that is not a ROS subscription (no liveliness token: `z_sub`, a
+//! storage) is not seen, so it gets the topic only while some ROS subscription needs zenoh.
+//! Every subscriber zshm makes (nodes, the bridge, `bag record`, `foxglove`) has a token. zenoh
+//! lists subscribers in its admin space, and zshm used to read it every [`RECHECK`]; but zenoh
+//! 1.10.2 replies to those queries while holding its routing tables' read lock and takes it again
+//! to send each reply, so a declaration arriving in between wedges the session's routing for good
+//! (eclipse-zenoh/zenoh#2619). It did, in CI.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use zenoh::query::ConsolidationMode;
 use zenoh::sample::SampleKind;
 
 use super::{lane_id, sender_profile, tokens_of_topic};
@@ -35,7 +34,8 @@ use crate::ros::qos::Durability;
 use crate::session::Session;
 use crate::stats::LaneFallback;
 
-/// How often a publisher that skips zenoh looks again at zenoh's subscribers.
+/// How often a publisher that skips zenoh checks its lane subscribers again (a subscriber that
+/// died without its token going yet).
 pub const RECHECK: Duration = Duration::from_millis(250);
 
 /// How often a TRANSIENT_LOCAL publisher looks for new lane subscribers to hand its history to.
@@ -43,9 +43,6 @@ const HISTORY_CHECK: Duration = Duration::from_millis(20);
 
 /// How often dead processes' ports are removed at the latest.
 const CLEANUP: Duration = Duration::from_secs(1);
-
-/// How long a look at the admin space may take.
-const ADMIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The lane side of one publisher; stops deciding when dropped (the route then keeps zenoh).
 #[derive(Debug)]
@@ -95,7 +92,6 @@ pub(crate) async fn start(
         session: session.clone(),
         route,
         key: key.to_owned(),
-        own_zid: session.zid(),
         transient: info.qos.durability == Durability::TransientLocal,
         subscriptions: HashMap::new(),
     };
@@ -111,19 +107,13 @@ pub(crate) async fn start(
     })
 }
 
-/// One ROS subscription of the topic, from its token.
-struct Subscription {
-    zid: String,
-    gid: Gid,
-}
-
 struct Watcher {
     session: Session,
     route: Arc<LaneRoute>,
     key: String,
-    own_zid: String,
     transient: bool,
-    subscriptions: HashMap<String, Subscription>,
+    /// The topic's ROS subscriptions: their tokens and GIDs.
+    subscriptions: HashMap<String, Gid>,
 }
 
 impl Watcher {
@@ -183,7 +173,7 @@ impl Watcher {
                 sender.connect_new_subscribers();
             }
             connected = count;
-            let needed = self.zenoh_needed(&sender).await;
+            let needed = self.zenoh_needed(&sender);
             if needed == self.route.skips_zenoh() {
                 tracing::debug!(
                     key = self.key,
@@ -204,10 +194,9 @@ impl Watcher {
     fn apply(&mut self, (kind, token): (SampleKind, String)) -> bool {
         match kind {
             SampleKind::Put => {
-                if let Ok(Token::Endpoint(endpoint)) = liveliness::parse_token(&token) {
+                if let Ok(Token::Endpoint(_)) = liveliness::parse_token(&token) {
                     let gid = Gid::of_token(&token);
-                    let zid = endpoint.node.zid;
-                    self.subscriptions.insert(token, Subscription { zid, gid });
+                    self.subscriptions.insert(token, gid);
                 }
                 false
             }
@@ -215,62 +204,15 @@ impl Watcher {
         }
     }
 
-    /// Whether zenoh routes this key to anyone the lane does not serve (see the module docs).
-    async fn zenoh_needed(&self, sender: &LaneSender) -> bool {
-        if self.transient || !self.session.admin_space_readable() {
+    /// Whether zenoh must carry the messages: a ROS subscription that is not a lane subscriber
+    /// (see the module docs).
+    fn zenoh_needed(&self, sender: &LaneSender) -> bool {
+        if self.transient {
             return true;
         }
         let lane: HashSet<String> = sender.subscriber_names().into_iter().collect();
-        if self
-            .subscriptions
+        self.subscriptions
             .values()
-            .any(|s| !lane.contains(&lane_id(s.gid)))
-        {
-            return true;
-        }
-        let Some(sessions) = self.zenoh_subscribers().await else {
-            return true;
-        };
-        sessions
-            .iter()
-            .any(|zid| *zid == self.own_zid || !self.subscriptions.values().any(|s| s.zid == *zid))
+            .any(|gid| !lane.contains(&lane_id(*gid)))
     }
-
-    /// The sessions zenoh routes this key to, from this session's admin space; `None` when the
-    /// admin space did not answer as expected.
-    async fn zenoh_subscribers(&self) -> Option<HashSet<String>> {
-        let selector = format!("@/{}/*/subscriber/{}", self.own_zid, self.key);
-        let replies = self
-            .session
-            .zenoh()
-            .get(selector)
-            .consolidation(ConsolidationMode::None)
-            .timeout(ADMIN_TIMEOUT)
-            .await
-            .ok()?;
-        let mut sessions = HashSet::new();
-        while let Ok(reply) = replies.recv_async().await {
-            let sample = reply.into_result().ok()?;
-            let sources: Sources = serde_json::from_slice(&sample.payload().to_bytes()).ok()?;
-            sessions.extend(
-                sources
-                    .routers
-                    .into_iter()
-                    .chain(sources.peers)
-                    .chain(sources.clients),
-            );
-        }
-        Some(sessions)
-    }
-}
-
-/// zenoh's admin-space description of who declared a subscriber (`zenoh/src/net/routing`).
-#[derive(serde::Deserialize)]
-struct Sources {
-    #[serde(default)]
-    routers: Vec<String>,
-    #[serde(default)]
-    peers: Vec<String>,
-    #[serde(default)]
-    clients: Vec<String>,
 }

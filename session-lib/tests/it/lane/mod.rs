@@ -99,8 +99,14 @@ impl Net {
     }
 
     pub async fn session(&self) -> Session {
+        self.session_with_lane(true).await
+    }
+
+    /// A session with the lane on or off (a zshm node that is reached through zenoh only).
+    pub async fn session_with_lane(&self, lane: bool) -> Session {
         Session::builder()
             .environment(self.env.clone())
+            .no_lane(!lane)
             .listen(["tcp/127.0.0.1:0"])
             .connect([self.locator.clone()])
             .open()
