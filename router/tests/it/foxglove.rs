@@ -335,3 +335,166 @@ fn half_open_connections_do_not_keep_a_client_out_and_are_closed_by_the_endpoint
         "shedding is logged once: {stderr}"
     );
 }
+
+/// The official client's services and parameters modes: `foxglove_rpc.cjs URL MODE NAME ARG`.
+fn rpc(name: &str, url: &str, mode: &str, target: &str, arg: &str) -> Proc {
+    let modules =
+        std::env::var("ZSHM_NODE_MODULES").unwrap_or_else(|_| repo_path("target/node/node_modules"));
+    let script = repo_path("router/tests/interop/foxglove_rpc.cjs");
+    Spawn::program(name, "node", &[script.as_str(), url, mode, target, arg])
+        .env("NODE_PATH", &modules)
+        .start()
+}
+
+/// The CDR of an `example_interfaces/srv/AddTwoInts` request or response (int64s), in hex.
+fn int64s_cdr(values: &[i64]) -> String {
+    let mut out = vec![0u8, 1, 0, 0];
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Issue 21, the `services` capability: the independent Python rmw_zenoh peer's AddTwoInts
+/// server is offered with its type and the definitions of its request and response; the official
+/// client's call reaches it and the reply comes back byte for byte. A server that never answers
+/// gives the client the protocol's call failure, naming the service, instead of silence.
+#[test]
+fn a_foxglove_client_calls_a_ros_service_and_a_server_that_never_answers_fails_the_call() {
+    let router = Router::start(&[]);
+    let (mut fox, url) = endpoint(&router, &[]);
+    let mut server = peer(
+        "py-serve",
+        &[
+            "serve",
+            "--connect",
+            &router.locator,
+            "--topic",
+            "/add_two_ints",
+            "--count",
+            "1",
+        ],
+    );
+    let mut call = rpc("fox-call", &url, "call", "/add_two_ints", &int64s_cdr(&[2, 3]));
+    assert_eq!(call.wait_exit(), 0, "{}\n{}", call.dump(), fox.dump());
+    let service = &events(&call, "service")[0]["service"];
+    assert_eq!(service["type"], "example_interfaces/srv/AddTwoInts", "{service}");
+    assert_eq!(service["request"]["encoding"], "cdr", "{service}");
+    assert_eq!(service["request"]["schemaEncoding"], "ros2msg", "{service}");
+    assert!(
+        service["request"]["schema"].as_str().unwrap().contains("int64 a"),
+        "{service}"
+    );
+    assert!(
+        service["response"]["schema"]
+            .as_str()
+            .unwrap()
+            .contains("int64 sum"),
+        "{service}"
+    );
+    assert_eq!(
+        events(&call, "response")[0]["hex"],
+        int64s_cdr(&[5]),
+        "{}",
+        call.dump()
+    );
+    assert_eq!(
+        server.wait_exit(),
+        0,
+        "the server got the request: {}",
+        server.dump()
+    );
+
+    let mut silent = peer(
+        "py-silent",
+        &[
+            "serve",
+            "--connect",
+            &router.locator,
+            "--topic",
+            "/stuck",
+            "--count",
+            "1",
+            "--silent",
+        ],
+    );
+    let mut stuck = rpc("fox-stuck", &url, "call", "/stuck", &int64s_cdr(&[1, 1]));
+    assert_eq!(stuck.wait_exit(), 0, "{}\n{}", stuck.dump(), fox.dump());
+    let failure = events(&stuck, "failure");
+    assert_eq!(failure.len(), 1, "{}", stuck.dump());
+    let message = failure[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("service /stuck")
+            && ["went away", "did not answer", "without a reply"]
+                .iter()
+                .any(|why| message.contains(why)),
+        "zshm's call error: {message}"
+    );
+    silent.signal(nix::sys::signal::Signal::SIGINT);
+    let _ = silent.wait_exit();
+    fox.signal(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(fox.wait_exit(), 0, "{}", fox.dump());
+}
+
+/// Issue 21, the `parameters` capability: the official client reads a running camera's
+/// parameters by foxglove_bridge's names (`/sim_camera.rate`), sets its double `rate` with a
+/// whole number (the node gets a double, as Foxglove's panel expects) and hears the change from
+/// `/parameter_events`; `zshm param get` then reads the new value from the node itself.
+#[test]
+fn a_foxglove_client_reads_sets_and_follows_a_nodes_parameters() {
+    let router = Router::start(&[]);
+    let (mut fox, url) = endpoint(&router, &[]);
+    let mut cam = Spawn::zshm(
+        "cam-pub",
+        &[
+            "cam-pub",
+            "-e",
+            &router.locator,
+            "--width",
+            "8",
+            "--height",
+            "4",
+            "--report",
+            "100",
+            "--ros-args",
+            "-p",
+            "rate:=5.0",
+        ],
+    )
+    .start();
+    let mut params = rpc("fox-params", &url, "params", "/sim_camera.rate", "2");
+    assert_eq!(params.wait_exit(), 0, "{}\n{}", params.dump(), fox.dump());
+    let all = &events(&params, "all")[0]["parameters"];
+    let find = |list: &serde_json::Value, name: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {list}"))
+    };
+    let rate = find(all, "/sim_camera.rate");
+    assert_eq!(
+        (rate["value"].as_f64(), &rate["type"]),
+        (Some(5.0), &serde_json::json!("float64")),
+        "{rate}"
+    );
+    assert_eq!(find(all, "/sim_camera.width")["value"], 8, "{all}");
+    assert_eq!(find(all, "/sim_camera.use_sim_time")["value"], false, "{all}");
+    let set = find(&events(&params, "set")[0]["parameters"], "/sim_camera.rate");
+    assert_eq!(set["value"].as_f64(), Some(2.0), "{set}");
+    let update = find(&events(&params, "update")[0]["parameters"], "/sim_camera.rate");
+    assert_eq!(update["value"].as_f64(), Some(2.0), "{update}");
+
+    let mut get = Spawn::zshm(
+        "param-get",
+        &["param", "get", "/sim_camera", "rate", "-e", &router.locator],
+    )
+    .start();
+    assert_eq!(get.wait_exit(), 0, "{}", get.dump());
+    assert_eq!(get.stdout(), ["Double value is: 2.0"], "{}", get.dump());
+    cam.signal(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(cam.wait_exit(), 0, "{}", cam.dump());
+    fox.signal(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(fox.wait_exit(), 0, "{}", fox.dump());
+}

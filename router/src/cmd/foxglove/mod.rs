@@ -11,11 +11,16 @@
 //!   connections, and a bounded per-client queue that drops the oldest and counts it).
 //! * `frames.rs`: cutting the server's stream into WebSocket frames for that queue.
 //!
-//! Services, actions and parameters are not offered yet: they wait for zshm's services support
-//! (the protocol's `services` and `parameters` capabilities).
+//! * `services.rs`: the protocol's `services` capability (every service server of the graph).
+//! * `parameters.rs`: its `parameters` capability (every node's parameters, live).
+//!
+//! Actions are not offered: the protocol has no action capability (foxglove_bridge offers an
+//! action's services and topics, and so does this, as they are in the graph).
 
 mod frames;
 mod front;
+mod parameters;
+mod services;
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -24,10 +29,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
-use foxglove::websocket::{ChannelView, Client, ServerListener};
+use foxglove::websocket::{Capability, ChannelView, Client, ServerListener};
 use foxglove::{RawChannel, Schema};
+use zshm::msgs::rcl_interfaces::msg::ParameterEvent;
 use zshm::ros::dynamic::{DynamicSubscription, DynamicType};
 use zshm::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
+use zshm::ros::parameter::events::{PARAMETER_EVENTS_TOPIC, parameter_events_qos};
 use zshm::ros::qos::QosProfile;
 
 use crate::cli::{NodeArgs, SessionArgs};
@@ -82,6 +89,10 @@ pub struct BridgeSessionArgs {
 enum Event {
     Subscribed(String),
     Unsubscribed(String),
+    /// Parameter names a first client subscribed to.
+    ParametersSubscribed(Vec<String>),
+    /// Parameter names the last client unsubscribed from.
+    ParametersUnsubscribed(Vec<String>),
 }
 
 struct Listener {
@@ -95,6 +106,14 @@ impl ServerListener for Listener {
 
     fn on_unsubscribe(&self, _client: Client, channel: ChannelView) {
         let _ = self.events.send(Event::Unsubscribed(channel.topic().to_owned()));
+    }
+
+    fn on_parameters_subscribe(&self, names: Vec<String>) {
+        let _ = self.events.send(Event::ParametersSubscribed(names));
+    }
+
+    fn on_parameters_unsubscribe(&self, names: Vec<String>) {
+        let _ = self.events.send(Event::ParametersUnsubscribed(names));
     }
 }
 
@@ -129,8 +148,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         domain: args.domain,
         ros_args: Vec::new(),
     };
-    let node = session::open_node(&node_args, "zshm_foxglove").await?;
+    let node = Arc::new(session::open_node(&node_args, "zshm_foxglove").await?);
     let domain = node.info().domain;
+    let parameter_nodes = parameters::ParameterNodes::default();
+    let parameter_handler = parameters::Parameters {
+        node: node.clone(),
+        nodes: parameter_nodes.clone(),
+        runtime: tokio::runtime::Handle::current(),
+    };
 
     let context = foxglove::Context::new();
     let (events_tx, mut events) = tokio::sync::mpsc::unbounded_channel();
@@ -142,6 +167,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         // The front reads this server's sockets as fast as they are written, so this backlog
         // only fills if this process runs out of CPU; see front.rs.
         .message_backlog_size(256)
+        .capabilities([Capability::Services])
+        .supported_encodings(["cdr"])
+        .parameter_handler(Arc::new(parameter_handler))
         .listener(Arc::new(Listener { events: events_tx }))
         .start()
         .await
@@ -167,6 +195,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut topics: HashMap<String, Topic> = HashMap::new();
     let mut token_topics: HashMap<String, String> = HashMap::new();
     let mut warned: HashSet<String> = HashSet::new();
+    let mut services = services::Services::default();
+    // Parameter names clients subscribed to, and what hears their changes meanwhile.
+    let mut watched_parameters: HashSet<String> = HashSet::new();
+    let mut parameter_events = None;
+    let (changes_tx, mut changes) = tokio::sync::mpsc::unbounded_channel::<ParameterEvent>();
     // Messages received from zenoh and handed to the server, over every topic since start.
     let received = Arc::new(AtomicU64::new(0));
     let stop = loop {
@@ -175,6 +208,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let Ok(sample) = token else { break "the graph watch ended" };
                 let key = sample.key_expr().as_str().to_owned();
                 if sample.kind() == zenoh::sample::SampleKind::Delete {
+                    if let Some(service) = services.token_gone(&server, &key)
+                        && let Some(target) = parameters::parameter_node(&service)
+                    {
+                        parameter_nodes.lock().unwrap_or_else(|e| e.into_inner()).remove(target);
+                    }
                     let Some(name) = token_topics.remove(&key) else { continue };
                     let gone = topics.get_mut(&name).is_some_and(|t| {
                         t.endpoints.remove(&key);
@@ -188,9 +226,17 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                     continue;
                 }
                 let Ok(Token::Endpoint(endpoint)) = liveliness::parse_token(&key) else { continue };
-                if !matches!(endpoint.kind, EntityKind::Publisher | EntityKind::Subscription)
-                    || (endpoint.node.zid == node.session().zid() && endpoint.node.nid == node.info().nid)
-                {
+                if endpoint.node.zid == node.session().zid() && endpoint.node.nid == node.info().nid {
+                    continue;
+                }
+                if endpoint.kind == EntityKind::ServiceServer {
+                    services.server_appeared(&server, &node, &endpoint, &key);
+                    if let Some(target) = parameters::parameter_node(&endpoint.topic) {
+                        parameter_nodes.lock().unwrap_or_else(|e| e.into_inner()).insert(target.to_owned());
+                    }
+                    continue;
+                }
+                if !matches!(endpoint.kind, EntityKind::Publisher | EntityKind::Subscription) {
                     continue;
                 }
                 if let Some(topic) = topics.get_mut(&endpoint.topic) {
@@ -243,6 +289,35 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                         }
                         outln!("{name}: {} client(s) subscribed", topic.clients);
                     }
+                    Event::ParametersSubscribed(names) => {
+                        watched_parameters.extend(names);
+                        if parameter_events.is_none() {
+                            let changes = changes_tx.clone();
+                            let subscription = node
+                                .create_subscription::<ParameterEvent>(PARAMETER_EVENTS_TOPIC, parameter_events_qos(), move |event| {
+                                    let _ = changes.send(event.decode());
+                                })
+                                .await;
+                            match subscription {
+                                Ok(subscription) => parameter_events = Some(subscription),
+                                Err(err) => tracing::warn!("parameter changes not shown to Foxglove: {err}"),
+                            }
+                        }
+                    }
+                    Event::ParametersUnsubscribed(names) => {
+                        for name in names {
+                            watched_parameters.remove(&name);
+                        }
+                        if watched_parameters.is_empty() {
+                            parameter_events = None;
+                        }
+                    }
+                }
+            }
+            change = changes.recv() => {
+                // The server sends each value only to the clients subscribed to its name.
+                if let Some(event) = change {
+                    server.publish_parameter_values(parameters::event_parameters(&event));
                 }
             }
             signal = shutdown::signal() => break signal?,
@@ -254,6 +329,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     server.stop().wait().await;
     let received = received.load(Ordering::Relaxed);
     drop(topics);
+    drop(parameter_events);
     drop(tokens);
     session::close(node.session()).await?;
     outln!(
