@@ -312,7 +312,12 @@ pub struct Meter {
 
 #[derive(Default)]
 struct MeterState {
-    subscription: Option<RawCallbackSubscription>,
+    /// The subscription, and the observer token that keeps lane publishers sending through
+    /// zenoh meanwhile (else a topic only lane subscribers read would show no rate).
+    subscription: Option<(
+        RawCallbackSubscription,
+        Option<zenoh::liveliness::LivelinessToken>,
+    )>,
     last_read: Option<Instant>,
 }
 
@@ -364,6 +369,15 @@ impl Meter {
             .await;
         match declared {
             Ok(subscription) => {
+                let token = zshm::ros::liveliness::observer_token(domain, &self.session.zid(), 0);
+                let token = match self.session.zenoh().liveliness().declare_token(token).await {
+                    Ok(token) => Some(token),
+                    Err(err) => {
+                        tracing::warn!("status page: topics only the lane carries will show no rate: {err}");
+                        None
+                    }
+                };
+                let subscription = (subscription, token);
                 tracing::info!(
                     "status page: measuring topic rates (subscribed to {domain}/** until nobody reads the page for {METER_IDLE:?})"
                 );

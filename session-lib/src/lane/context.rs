@@ -2,7 +2,8 @@
 //! and the dead-node cleanup every lane object relies on.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use iceoryx2::prelude::*;
 
@@ -23,6 +24,8 @@ pub struct LaneContext {
     node: Node<Svc>,
     root: PathBuf,
     stats: Arc<SessionStats>,
+    /// When the last periodic cleanup was claimed (see [`LaneContext::cleanup_due`]).
+    last_cleanup: Mutex<Instant>,
 }
 
 impl LaneContext {
@@ -51,6 +54,7 @@ impl LaneContext {
             node,
             root: settings.root.clone(),
             stats,
+            last_cleanup: Mutex::new(Instant::now()),
         }))
     }
 
@@ -67,6 +71,18 @@ impl LaneContext {
     /// The session's counters.
     pub fn stats(&self) -> &Arc<SessionStats> {
         &self.stats
+    }
+
+    /// True, once per `period` for the whole process, to the first caller: the periodic cleanup
+    /// is the node's, so one publisher of the process runs it, not each (20 lane publishers
+    /// each running it every second kept a thread of tokio's blocking pool busy for each).
+    pub fn cleanup_due(&self, period: Duration) -> bool {
+        let mut last = self.last_cleanup.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.elapsed() < period {
+            return false;
+        }
+        *last = Instant::now();
+        true
     }
 
     /// Removes what dead processes of the domain left (their ports stay registered, and counted

@@ -276,6 +276,11 @@ impl LaneSender {
         self.ctx.cleanup_dead_nodes();
     }
 
+    /// Whether the process's periodic cleanup is due now (see [`LaneContext::cleanup_due`]).
+    pub fn cleanup_due(&self, period: Duration) -> bool {
+        self.ctx.cleanup_due(period)
+    }
+
     /// Connects subscribers that arrived since the last send and wakes them: transient-local
     /// history reaches a late joiner only here or at the next send.
     pub fn connect_new_subscribers(&self) {

@@ -166,6 +166,23 @@ pub(crate) fn endpoints_key(
     )
 }
 
+/// The prefix of zshm's observer tokens (not ROS graph entities: `@ros2_lv` watchers never see
+/// them).
+pub const OBSERVER_PREFIX: &str = "@zshm_lv";
+
+/// The liveliness token a zenoh subscriber that is not a ROS subscription declares while it
+/// reads a domain's topics (a wildcard, as the status page's rate meter): lane publishers of the
+/// domain keep sending through zenoh while one exists, since they know their subscribers by ROS
+/// tokens alone (`ros::lane::publisher`). `id` tells apart several observers of one session.
+pub fn observer_token(domain: u32, zid: &str, id: u32) -> String {
+    format!("{OBSERVER_PREFIX}/{domain}/observer/{zid}/{id}")
+}
+
+/// The key expression of every observer token of `domain`.
+pub fn observer_tokens(domain: u32) -> String {
+    format!("{OBSERVER_PREFIX}/{domain}/observer/**")
+}
+
 /// The token of an endpoint.
 pub fn endpoint_token(endpoint: &EndpointInfo) -> String {
     let node = &endpoint.node;

@@ -11,9 +11,11 @@
 //!   rmw_zenoh joiners, and always its lane, which keeps the history; it connects new lane
 //!   subscribers at once to hand them that history.
 //!
-//! Limit: a zenoh subscriber that is not a ROS subscription (no liveliness token: `z_sub`, a
-//! storage) is not seen, so it gets the topic only while some ROS subscription needs zenoh.
-//! Every subscriber zshm makes (nodes, the bridge, `bag record`, `foxglove`) has a token. zenoh
+//! A zenoh subscriber that is not a ROS subscription announces itself with an observer token
+//! ([`liveliness::observer_token`]: the status page's rate meter does); zenoh is kept while one
+//! exists. Limit: one without any token (`z_sub`, a storage) is not seen, so it gets the topic
+//! only while some ROS subscription or observer needs zenoh. Every subscriber zshm makes
+//! (nodes, the bridge, `bag record`, `foxglove`, the status page) has one of the two. zenoh
 //! lists subscribers in its admin space, and zshm used to read it every [`RECHECK`]; but zenoh
 //! 1.10.2 replies to those queries while holding its routing tables' read lock and takes it again
 //! to send each reply, so a declaration arriving in between wedges the session's routing for good
@@ -21,7 +23,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use zenoh::sample::SampleKind;
 
@@ -94,6 +96,8 @@ pub(crate) async fn start(
         key: key.to_owned(),
         transient: info.qos.durability == Durability::TransientLocal,
         subscriptions: HashMap::new(),
+        observers: HashSet::new(),
+        domain: info.node.domain,
     };
     let tokens = tokens_of_topic(
         info.node.domain,
@@ -114,23 +118,33 @@ struct Watcher {
     transient: bool,
     /// The topic's ROS subscriptions: their tokens and GIDs.
     subscriptions: HashMap<String, Gid>,
+    /// The domain's observer tokens.
+    observers: HashSet<String>,
+    domain: u32,
 }
 
 impl Watcher {
     async fn run(mut self, tokens: String) {
         let (tx, events) = flume::unbounded();
-        let declared = self
-            .session
-            .zenoh()
-            .liveliness()
-            .declare_subscriber(tokens)
-            .history(true)
-            .callback(move |token| {
-                let _ = tx.send((token.kind(), token.key_expr().as_str().to_owned()));
-            })
-            .await;
+        let zenoh_liveliness = self.session.zenoh().liveliness();
+        let watch = |key: String| {
+            let tx = tx.clone();
+            zenoh_liveliness
+                .declare_subscriber(key)
+                .history(true)
+                .callback(move |token| {
+                    let _ = tx.send((token.kind(), token.key_expr().as_str().to_owned()));
+                })
+        };
+        let declared = match watch(tokens).await {
+            Ok(subscriptions) => watch(liveliness::observer_tokens(self.domain))
+                .await
+                .map(|observers| (subscriptions, observers)),
+            Err(err) => Err(err),
+        };
+        drop(tx);
         let _tokens = match declared {
-            Ok(subscriber) => subscriber,
+            Ok(subscribers) => subscribers,
             Err(err) => {
                 tracing::warn!(
                     key = self.key,
@@ -140,7 +154,6 @@ impl Watcher {
             }
         };
         let mut connected = 0;
-        let mut cleaned = Instant::now();
         loop {
             let sender = self.route.sender().clone();
             let period = if self.transient {
@@ -162,11 +175,10 @@ impl Watcher {
             while let Ok(event) = events.try_recv() {
                 someone_left |= self.apply(event);
             }
-            if someone_left || cleaned.elapsed() >= CLEANUP {
+            if someone_left || sender.cleanup_due(CLEANUP) {
                 // A killed subscriber stays a lane subscriber until this; KEEP_ALL would wait for it.
                 let cleaner = sender.clone();
                 let _ = tokio::task::spawn_blocking(move || cleaner.cleanup_dead_nodes()).await;
-                cleaned = Instant::now();
             }
             let count = sender.subscriber_count();
             if self.transient && count > connected {
@@ -192,6 +204,13 @@ impl Watcher {
 
     /// Takes one token event; true when a subscription left.
     fn apply(&mut self, (kind, token): (SampleKind, String)) -> bool {
+        if token.starts_with(liveliness::OBSERVER_PREFIX) {
+            match kind {
+                SampleKind::Put => self.observers.insert(token),
+                SampleKind::Delete => self.observers.remove(&token),
+            };
+            return false;
+        }
         match kind {
             SampleKind::Put => {
                 if let Ok(Token::Endpoint(_)) = liveliness::parse_token(&token) {
@@ -207,7 +226,7 @@ impl Watcher {
     /// Whether zenoh must carry the messages: a ROS subscription that is not a lane subscriber
     /// (see the module docs).
     fn zenoh_needed(&self, sender: &LaneSender) -> bool {
-        if self.transient {
+        if self.transient || !self.observers.is_empty() {
             return true;
         }
         let lane: HashSet<String> = sender.subscriber_names().into_iter().collect();

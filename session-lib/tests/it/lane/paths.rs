@@ -326,3 +326,34 @@ async fn a_restarted_publisher_is_received_whole_through_the_lane() {
         assert!(lane > 0, "the lane took over from zenoh");
     }
 }
+
+/// A zenoh subscriber that is no ROS subscription announces itself with an observer token (the
+/// status page's rate meter does): while one exists anywhere in the domain, a lane publisher
+/// sends through zenoh too, and it skips zenoh again once the token goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_observer_token_keeps_zenoh_on_while_it_lives() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (_a, talker) = net.node("talker").await;
+    let (_b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    let _lane = listener
+        .create_subscription::<std_msgs::String>("/it/lane/observed", QosProfile::default(), record(&log))
+        .await
+        .unwrap();
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/observed", QosProfile::default())
+        .await
+        .unwrap();
+    until("zenoh skipped", || publisher.skips_zenoh()).await;
+    let observer = net.session().await;
+    let token = observer
+        .zenoh()
+        .liveliness()
+        .declare_token(zshm::ros::liveliness::observer_token(0, &observer.zid(), 7))
+        .await
+        .unwrap();
+    until("zenoh back on for the observer", || !publisher.skips_zenoh()).await;
+    token.undeclare().await.unwrap();
+    until("zenoh skipped once the observer left", || publisher.skips_zenoh()).await;
+}
