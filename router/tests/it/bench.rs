@@ -47,9 +47,10 @@ fn quick_bench_writes_well_formed_reports() {
         );
         // The lane takes over from zenoh within the warm-up at 100 Hz. As fast as possible,
         // both paths carry a burst and the subscription delivers whichever copy it reads first
-        // (the other is dropped as a copy): at 64 B zenoh's receive thread often wins the whole
-        // burst against the executor's wake-up (lane share 0 in 2 of 3 idle runs here, 0.8–1.0
-        // at 64 KiB), so the throughput cases only check that the share is a share.
+        // (the other is dropped as a copy). At 64 B zenoh's copies often come first for the
+        // whole burst (lane share 0 in 2 of 3 idle runs, 0.8–1.0 at 64 KiB; why, with zenoh's
+        // copies 3.5 ms late, is not diagnosed yet: BENCHMARKS.md says so), so the throughput
+        // cases only check that the share is a share; nothing is lost beyond the QoS's count.
         match (mode, result["case"]["sweep"].as_str()) {
             ("lane", Some("throughput")) => assert!((0.0..=1.0).contains(&lane), "{mode}: {lane}"),
             ("lane", _) => assert!(lane > 0.5, "{mode}: lane share {lane}"),
