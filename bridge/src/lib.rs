@@ -10,7 +10,7 @@
 //! CDR bytes pass through unchanged; only the 4-byte encapsulation header is rebuilt, because
 //! RustDDS hands over and takes the body and the representation identifier separately.
 //!
-//! Services are routed too, both ways ([`service`]: rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics
+//! Services are routed too, both ways (rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics
 //! with rmw_cyclonedds_cpp's request header), and so actions, which are services and topics.
 //! What it is not (yet): rmw_fastrtps_cpp's services (the request identity travels in the RTPS
 //! sample identity), `ros_discovery_info` (DDS nodes' names), a cache for transient-local late
