@@ -120,7 +120,9 @@ fn declare_parameters(node: &Node, args: &Args) -> anyhow::Result<Settings> {
 /// Publishes clouds at `--rate` until `--count` or a signal.
 pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     args.cloud.validate()?;
-    let node = session::open_node(&args.node, "sim_camera").await?;
+    // Spun once the parameters are declared (see `open_node_on`).
+    let executor = zshm::ros::Executor::single_threaded()?;
+    let node = session::open_node_on(&args.node, "sim_camera", Some(executor.clone())).await?;
     let settings = declare_parameters(&node, &args)?;
     // Sets of `rate` and `frame_id` reach the loop through these; the parameters' checks (type,
     // range, read-only) have passed when the callback sees a change.
@@ -140,6 +142,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     });
+    let _spinning = executor.spin_in_background()?;
     let qos = if args.keep_all {
         QosProfile {
             history: History::KeepAll,

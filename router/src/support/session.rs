@@ -44,6 +44,18 @@ pub async fn interruptible(builder: zshm::SessionBuilder) -> anyhow::Result<zshm
 
 /// Opens a node session and creates the node `name` from the shared node flags.
 pub async fn open_node(node: &NodeArgs, name: &str) -> anyhow::Result<zshm::ros::Node> {
+    open_node_on(node, name, None).await
+}
+
+/// [`open_node`], with the node's callbacks on `executor` (its own single-threaded one when
+/// `None`). A node that declares parameters passes one it spins after declaring them, as an
+/// rclcpp node spins after its constructor: a parameter request that comes meanwhile waits,
+/// and never sees half of the parameters.
+pub async fn open_node_on(
+    node: &NodeArgs,
+    name: &str,
+    executor: Option<zshm::ros::Executor>,
+) -> anyhow::Result<zshm::ros::Node> {
     // Bad ROS arguments (or an unreadable parameters file) are bad input, found before any
     // session is opened.
     let overrides = zshm::ros::parameter::ParameterOverrides::from_ros_args(&node.ros_args)
@@ -53,6 +65,7 @@ pub async fn open_node(node: &NodeArgs, name: &str) -> anyhow::Result<zshm::ros:
         namespace: node.namespace.clone(),
         domain: node.domain,
         parameter_overrides: overrides,
+        executor,
         ..Default::default()
     };
     zshm::ros::Node::new(&session, name, options)
