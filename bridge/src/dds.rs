@@ -117,6 +117,8 @@ pub(crate) struct RemoteEndpoint {
     pub reliable: bool,
     pub transient_local: bool,
     pub user_data: Vec<u8>,
+    /// Its participant's GUID prefix, in hex (`crate::peers` tells other bridges by it).
+    pub participant: String,
 }
 
 /// What the bridge's DDS endpoints promise.
@@ -230,6 +232,7 @@ impl Dds {
                         Some(Durability::TransientLocal | Durability::Transient | Durability::Persistent)
                     ),
                     user_data: user_data_octets(&w.user_data),
+                    participant: crate::peers::hex(w.writer_proxy.remote_writer_guid.prefix.as_ref()),
                 }
             })
             .collect()
@@ -250,6 +253,7 @@ impl Dds {
                     reliable: qos.is_reliable(),
                     transient_local: !qos.is_volatile(),
                     user_data: user_data_octets(&r.user_data),
+                    participant: crate::peers::hex(r.reader_proxy.remote_reader_guid.prefix.as_ref()),
                 }
             })
             .collect()

@@ -10,11 +10,13 @@
 //!
 //! No loops: the bridge's own DDS endpoints share its participant's GUID prefix and its own
 //! tokens carry its zid, so neither counts as "the other side"; and a message the bridge wrote
-//! on one side is not read back into the other ([`crate::route`]).
+//! on one side is not read back into the other ([`crate::route`]). With several bridges on one
+//! DDS domain and zenoh network, only the oldest bridges and no bridge takes another's endpoints
+//! for real ones ([`crate::peers`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use zshm::Session;
 use zshm::dynamic::MessageType;
@@ -28,6 +30,7 @@ use zshm::ros::{Node, NodeError, NodeOptions};
 use crate::config::{BridgeConfig, Kind};
 use crate::dds::{Dds, DdsError, DdsQos, RemoteEndpoint};
 use crate::names::{self, TypeHashSource};
+use crate::peers::{self, Announcement, Role};
 use crate::route::{self, Checks, DdsToZenoh, OwnGids, ZenohToDds};
 use crate::service::{Counters, DdsToZenohServer, ZenohToDdsServer};
 use crate::stats::RouteStats;
@@ -48,6 +51,9 @@ pub enum BridgeError {
     /// zenoh refused the graph subscription.
     #[error("cannot subscribe to the ROS graph's liveliness tokens")]
     Graph(#[source] zenoh::Error),
+    /// zenoh refused the token that tells other bridges about this one.
+    #[error("cannot declare the bridge's own liveliness token")]
+    Announce(#[source] zenoh::Error),
 }
 
 /// Which way a route carries messages.
@@ -134,6 +140,18 @@ pub enum RouteEvent {
         /// Why.
         reason: String,
     },
+    /// This bridge stands by: an older zshm bridge sees the same DDS domain and zenoh network
+    /// and bridges them (two bridges would duplicate every message and loop); this one takes
+    /// over when that one goes. Its routes, if it had any, went down just before.
+    Standby {
+        /// The zid of the bridge that bridges.
+        active: String,
+    },
+    /// This bridge bridges again: the bridge it stood by for went.
+    TakingOver {
+        /// The zid of the bridge that went.
+        after: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -178,6 +196,23 @@ pub struct Bridge {
     own_gids: OwnGids,
     said: HashSet<(String, String)>,
     failed: HashSet<RouteKey>,
+    /// This bridge as other bridges see it, and since when it runs.
+    me: Announcement,
+    started: Instant,
+    /// The tokens of every bridge on this domain (this one's included).
+    bridges: Arc<Mutex<BTreeSet<String>>>,
+    role: Role,
+    /// The DDS participants seen writing the bridges' marker topic, kept while DDS or zenoh
+    /// still shows them: RustDDS's snapshot of remote writers can miss an entry for a moment,
+    /// and a bridge that went leaves its endpoints in DDS discovery until its lease ends.
+    bridges_on_dds: BTreeSet<String>,
+    /// Those of them that were twins (on zenoh too), kept as long: their endpoints are never
+    /// taken for real ones. A bridge seen on DDS only bridges another zenoh network, and what
+    /// it writes on DDS is as real to this one as any DDS node's.
+    twin_participants: BTreeSet<String>,
+    _bridges: zenoh::pubsub::Subscriber<()>,
+    _announcement: zenoh::liveliness::LivelinessToken,
+    _marker: crate::dds::RawWriter,
 }
 
 impl Bridge {
@@ -213,6 +248,46 @@ impl Bridge {
             })
             .await
             .map_err(BridgeError::Graph)?;
+        let marker = dds.writer(
+            peers::DDS_MARKER_TOPIC,
+            peers::DDS_MARKER_TYPE,
+            DdsQos {
+                reliable: true,
+                transient_local: false,
+                depth: Some(1),
+            },
+        )?;
+        let me = Announcement {
+            started: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_nanos()),
+            zid: session.zid().to_string(),
+            participant: peers::hex(dds.guid().prefix.as_ref()),
+        };
+        let bridges: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+        let (seen, notify) = (bridges.clone(), changed.clone());
+        let bridges_subscriber = session
+            .zenoh()
+            .liveliness()
+            .declare_subscriber(peers::tokens_of(config.domain))
+            .history(true)
+            .callback(move |sample| {
+                let key = sample.key_expr().as_str().to_owned();
+                let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+                match sample.kind() {
+                    zenoh::sample::SampleKind::Put => seen.insert(key),
+                    zenoh::sample::SampleKind::Delete => seen.remove(&key),
+                };
+                notify.notify_one();
+            })
+            .await
+            .map_err(BridgeError::Graph)?;
+        let announcement = session
+            .zenoh()
+            .liveliness()
+            .declare_token(me.token(config.domain))
+            .await
+            .map_err(BridgeError::Announce)?;
         tracing::info!(guid = ?dds.guid(), zid = %session.zid(), "bridge started");
         Ok(Self {
             config,
@@ -226,6 +301,15 @@ impl Bridge {
             own_gids: OwnGids::default(),
             said: HashSet::new(),
             failed: HashSet::new(),
+            me,
+            started: Instant::now(),
+            bridges,
+            role: Role::Active,
+            bridges_on_dds: BTreeSet::new(),
+            twin_participants: BTreeSet::new(),
+            _bridges: bridges_subscriber,
+            _announcement: announcement,
+            _marker: marker,
         })
     }
 
@@ -310,6 +394,7 @@ impl Bridge {
         let Some(topic) = names::ros_topic(&endpoint.topic) else {
             if !endpoint.topic.starts_with("DCPS")
                 && endpoint.topic != "ros_discovery_info"
+                && endpoint.topic != peers::DDS_MARKER_TOPIC
                 && names::ros_service(&endpoint.topic).is_none()
             {
                 self.say_once(
@@ -335,7 +420,7 @@ impl Bridge {
         Some(topic)
     }
 
-    fn zenoh_endpoints(&self) -> Vec<EndpointInfo> {
+    fn zenoh_endpoints(&self, twins: &[Announcement]) -> Vec<EndpointInfo> {
         let own = self.session.zid();
         let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner()).clone();
         tokens
@@ -345,13 +430,69 @@ impl Bridge {
                 _ => None,
             })
             .filter(|e| e.node.zid != own && e.node.domain == self.config.domain)
+            .filter(|e| !twins.iter().any(|twin| twin.zid == e.node.zid))
             .collect()
     }
 
+    /// Whether this bridge bridges, or stands by for an older one (see [`crate::peers`]); the
+    /// twins, whose endpoints are never taken for real ones.
+    fn elect(
+        &mut self,
+        dds_writers: &[RemoteEndpoint],
+        events: &mut Vec<RouteEvent>,
+    ) -> (bool, Vec<Announcement>) {
+        let others: Vec<Announcement> = self
+            .bridges
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter_map(|token| Announcement::parse(token))
+            .filter(|other| *other != self.me)
+            .collect();
+        let on_dds: BTreeSet<String> = dds_writers
+            .iter()
+            .filter(|w| w.topic == peers::DDS_MARKER_TOPIC)
+            .map(|w| w.participant.clone())
+            .collect();
+        self.bridges_on_dds
+            .retain(|p| on_dds.contains(p) || others.iter().any(|o| o.participant == *p));
+        self.bridges_on_dds.extend(on_dds);
+        let (role, twins) = peers::role(&self.me, &others, &self.bridges_on_dds, self.started.elapsed());
+        let on_dds = &self.bridges_on_dds;
+        self.twin_participants.retain(|p| on_dds.contains(p));
+        self.twin_participants
+            .extend(twins.iter().map(|twin| twin.participant.clone()));
+        if role != self.role {
+            tracing::info!(from = ?self.role, to = ?role, "bridge role");
+            match (&self.role, &role) {
+                (_, Role::Standby { active }) => events.push(RouteEvent::Standby {
+                    active: active.zid.clone(),
+                }),
+                (Role::Standby { active }, Role::Active) => events.push(RouteEvent::TakingOver {
+                    after: active.zid.clone(),
+                }),
+                (_, Role::Waiting) => tracing::info!(
+                    "an older zshm bridge is on zenoh: waiting up to {:?} to see whether it is on this DDS network too",
+                    peers::DDS_GRACE
+                ),
+                _ => {}
+            }
+            self.role = role;
+        }
+        (self.role == Role::Active, twins)
+    }
+
     fn wanted(&mut self, events: &mut Vec<RouteEvent>) -> BTreeMap<RouteKey, Wanted> {
-        let zenoh = self.zenoh_endpoints();
-        let (dds_writers, dds_readers) = (self.dds.remote_writers(), self.dds.remote_readers());
+        let (mut dds_writers, mut dds_readers) = (self.dds.remote_writers(), self.dds.remote_readers());
         let mut wanted = BTreeMap::new();
+        let (active, twins) = self.elect(&dds_writers, events);
+        if !active {
+            return wanted;
+        }
+        let of_twin = |e: &RemoteEndpoint| self.twin_participants.contains(&e.participant);
+        dds_writers.retain(|e| !of_twin(e));
+        dds_readers.retain(|e| !of_twin(e));
+        let zenoh = self.zenoh_endpoints(&twins);
         self.wanted_services(&zenoh, &dds_writers, &dds_readers, events, &mut wanted);
         // DDS publishers → zenoh subscriptions.
         let mut writers: BTreeMap<(String, String), Vec<RemoteEndpoint>> = BTreeMap::new();

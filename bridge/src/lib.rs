@@ -33,6 +33,7 @@
 //! * [`config`]: what to bridge: domain, interfaces, allow/deny per kind, frequency caps.
 //! * [`names`]: ROS names and types on DDS and on zenoh, and where a type hash comes from.
 //! * [`stats`]: per-route counters and every drop with its reason, logged once.
+//! * `peers`: other bridges, and which one bridges when several see the same two networks.
 //! * [`Bridge`]: discovery on both sides, the routes, and [`RouteEvent`]s as they change.
 //!
 //! [RustDDS]: https://crates.io/crates/rustdds
@@ -43,6 +44,7 @@ pub mod config;
 mod dds;
 mod engine;
 pub mod names;
+mod peers;
 mod route;
 pub(crate) mod service;
 pub mod stats;

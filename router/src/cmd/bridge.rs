@@ -60,6 +60,10 @@ fn print(event: &RouteEvent) {
         RouteEvent::Up(route) => outln!("route up: {route}"),
         RouteEvent::Down(route, summary) => outln!("route down: {route}: {summary}"),
         RouteEvent::Skipped { topic, reason } => tracing::info!(topic, "{reason}"),
+        RouteEvent::Standby { active } => outln!(
+            "standby: bridge {active} is older and bridges this DDS domain and zenoh network; taking over when it goes"
+        ),
+        RouteEvent::TakingOver { after } => outln!("taking over: bridge {after} went"),
     }
 }
 

@@ -95,6 +95,24 @@ impl Net {
         Router::launch(spawn, "tcp/127.0.0.1:")
     }
 
+    /// A second router in the namespace, connected to `first` (another host's, as far as zenoh
+    /// can tell).
+    fn router_connected_to(&self, first: &Router) -> Router {
+        let spawn = self.zshm(
+            "second router",
+            &[
+                "router",
+                "-l",
+                "tcp/127.0.0.1:0",
+                "-e",
+                &first.locator,
+                "--metrics",
+                "127.0.0.1:0",
+            ],
+        );
+        Router::launch(spawn, "tcp/127.0.0.1:")
+    }
+
     /// `zshm bridge -e <router> <extra>`, once it said it started.
     fn bridge(&self, router: &Router, extra: &[&str]) -> Proc {
         let mut args = vec!["bridge", "-e", &router.locator];
@@ -692,5 +710,125 @@ fn a_bridge_killed_with_sigkill_leaves_nothing_declared_and_its_restart_brings_t
             .and_then(|n| n.parse::<u64>().ok())
             .is_some_and(|n| n > before)
     });
+    stop_bridge(second);
+}
+
+/// N in a listener's line `I heard: [Hello World: N]`.
+fn number_heard(line: &str) -> Option<u64> {
+    line.strip_prefix("I heard: [Hello World: ")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+/// The numbers N of every `I heard: [Hello World: N]` a listener printed, in order.
+fn heard_numbers(listener: &Proc) -> Vec<u64> {
+    listener.stdout().iter().filter_map(|l| number_heard(l)).collect()
+}
+
+/// Asserts that `numbers` count up by one: no message twice, none lost, none out of order.
+fn assert_consecutive(numbers: &[u64], what: &str) {
+    for pair in numbers.windows(2) {
+        assert_eq!(pair[1], pair[0] + 1, "{what}: {numbers:?}");
+    }
+}
+
+#[test]
+fn two_bridges_on_one_dds_domain_and_zenoh_network_carry_each_message_once_and_the_second_takes_over() {
+    let net = Net::new();
+    let first_router = net.router();
+    let second_router = net.router_connected_to(&first_router);
+    let first = net.bridge(&first_router, &[]);
+    let second = net.bridge(&second_router, &[]);
+    // The second sees the first on both sides: it stands by instead of bridging it all again.
+    let standby = second.wait_for_stdout("standby", |l| l.starts_with("standby: bridge "));
+    let listener = net
+        .zshm("listener", &["listener", "-e", &second_router.locator])
+        .start();
+    let _dds_talker = net
+        .dds(
+            "dds talker",
+            &["talker", "--count", "100000", "--rate", "20", "--no-wait"],
+        )
+        .start();
+    let mut reader = net
+        .dds(
+            "dds listener",
+            &[
+                "listener",
+                "--topic",
+                "rt/echo",
+                "--count",
+                "20",
+                "--timeout",
+                "100",
+            ],
+        )
+        .start();
+    reader.wait_for_stdout("listening", |l| l == "listening");
+    let _talker = net
+        .zshm(
+            "talker",
+            &[
+                "talker",
+                "-e",
+                &second_router.locator,
+                "-t",
+                "echo",
+                "-n",
+                "20",
+                "-r",
+                "20",
+                "--wait",
+                "100",
+            ],
+        )
+        .start();
+
+    // zenoh -> DDS: each of the 20 messages once, in order (a second route would interleave
+    // copies, a loop would bring them back again and again).
+    assert_eq!(reader.wait_exit(), 0, "{}", reader.dump());
+    let heard: Vec<String> = reader
+        .stdout()
+        .iter()
+        .filter_map(|l| l.strip_prefix("heard "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|hex| hex.starts_with("0001"))
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = (1..=20)
+        .map(|i| string_cdr(&format!("Hello World: {i}")))
+        .collect();
+    assert_eq!(heard, expected, "every message once, in order\n{}", reader.dump());
+    // DDS -> zenoh: 30 messages in a row, each once.
+    let first_heard = number_heard(&listener.wait_for_stdout("a message", |l| number_heard(l).is_some()));
+    listener.wait_for_stdout("30 messages", |l| number_heard(l) >= first_heard.map(|n| n + 29));
+    assert_consecutive(&heard_numbers(&listener), "DDS -> zenoh with two bridges");
+    assert!(
+        !second.stdout().iter().any(|l| l.starts_with("route up: ")),
+        "the standby bridge bridges nothing\n{}",
+        second.dump()
+    );
+
+    // The first goes: the second takes the routes over.
+    let first_lines = stop_bridge(first);
+    assert!(
+        first_lines.iter().any(|l| l.starts_with("route up: /chatter")),
+        "{first_lines:?}"
+    );
+    let active = standby
+        .strip_prefix("standby: bridge ")
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .to_owned();
+    second.wait_for_stdout("taking over", |l| {
+        l == format!("taking over: bridge {active} went")
+    });
+    second.wait_for_stdout("the route again", |l| l.starts_with("route up: /chatter"));
+    let before = heard_numbers(&listener).len();
+    let last = heard_numbers(&listener).last().copied().unwrap_or(0);
+    listener.wait_for_stdout("20 more messages", |l| number_heard(l) >= Some(last + 20));
+    let after_takeover = &heard_numbers(&listener)[before..];
+    assert_consecutive(after_takeover, "DDS -> zenoh after the takeover");
     stop_bridge(second);
 }
