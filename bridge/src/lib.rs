@@ -13,8 +13,7 @@
 //! Services are routed too, both ways (rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics
 //! with rmw_cyclonedds_cpp's request header), and so actions, which are services and topics.
 //! What it is not (yet): rmw_fastrtps_cpp's services (the request identity travels in the RTPS
-//! sample identity), `ros_discovery_info` (DDS nodes' names), a cache for transient-local late
-//! joiners. See the README's "Bridging DDS".
+//! sample identity), `ros_discovery_info` (DDS nodes' names). See the README's "Bridging DDS".
 //!
 //! ## Why RustDDS
 //!

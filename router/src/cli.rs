@@ -178,6 +178,105 @@ pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 /// The highest rate a flag accepts, in Hz.
 pub const MAX_RATE: f64 = 100_000.0;
 
+/// A QoS profile to start from (`ros2 topic echo/pub --qos-profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum QosPreset {
+    /// rclcpp's default: reliable, volatile, keep last 10.
+    Default,
+    /// `SensorDataQoS`: best effort, volatile, keep last 5.
+    SensorData,
+    /// `ServicesQoS`: reliable, volatile, keep last 10.
+    ServicesDefault,
+}
+
+/// `--qos-reliability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum QosReliability {
+    /// Every message is delivered or the publisher waits.
+    Reliable,
+    /// Messages may be dropped under load.
+    BestEffort,
+}
+
+/// `--qos-durability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum QosDurability {
+    /// Only messages published after the subscription exists.
+    Volatile,
+    /// Late subscribers get the publisher's last `depth` messages.
+    TransientLocal,
+}
+
+/// `--qos-history`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum QosHistory {
+    /// Keep the last `--qos-depth` messages.
+    KeepLast,
+    /// Keep every message.
+    KeepAll,
+}
+
+/// The QoS flags of `zshm topic echo` and `pub`, ros2's names. A flag not given keeps the
+/// profile's value, or, where the command says so, adapts to the graph.
+#[derive(Debug, Args, Clone, Default)]
+pub struct QosArgs {
+    /// The profile the other flags change.
+    #[arg(long, value_enum)]
+    pub qos_profile: Option<QosPreset>,
+    /// Reliability.
+    #[arg(long, value_enum)]
+    pub qos_reliability: Option<QosReliability>,
+    /// Durability.
+    #[arg(long, value_enum)]
+    pub qos_durability: Option<QosDurability>,
+    /// History.
+    #[arg(long, value_enum)]
+    pub qos_history: Option<QosHistory>,
+    /// History depth (with keep_last).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub qos_depth: Option<u32>,
+}
+
+impl QosArgs {
+    /// The profile these flags give, starting from `base` when no --qos-profile is given.
+    pub fn profile(&self, base: zshm::ros::qos::QosProfile) -> zshm::ros::qos::QosProfile {
+        use zshm::ros::qos::{Durability, History, QosProfile, Reliability};
+        let mut qos = match self.qos_profile {
+            None => base,
+            Some(QosPreset::Default) => QosProfile::keep_last(10),
+            Some(QosPreset::SensorData) => QosProfile::sensor_data(),
+            Some(QosPreset::ServicesDefault) => QosProfile::services_default(),
+        };
+        if let Some(reliability) = self.qos_reliability {
+            qos.reliability = match reliability {
+                QosReliability::Reliable => Reliability::Reliable,
+                QosReliability::BestEffort => Reliability::BestEffort,
+            };
+        }
+        if let Some(durability) = self.qos_durability {
+            qos.durability = match durability {
+                QosDurability::Volatile => Durability::Volatile,
+                QosDurability::TransientLocal => Durability::TransientLocal,
+            };
+        }
+        match (self.qos_history, self.qos_depth) {
+            (Some(QosHistory::KeepAll), _) => qos.history = History::KeepAll,
+            (_, Some(depth)) => qos.history = History::KeepLast(depth),
+            (Some(QosHistory::KeepLast), None) => {
+                if qos.history == History::KeepAll {
+                    qos.history = History::KeepLast(10);
+                }
+            }
+            (None, None) => {}
+        }
+        qos
+    }
+}
+
 /// Parses a number of seconds: finite, from 0 to [`MAX_SECONDS`].
 pub fn seconds(text: &str) -> Result<Duration, String> {
     let value = number(text)?;

@@ -18,6 +18,8 @@ Roles (one per run):
   add-client call it once with --a and --b once both endpoints matched; prints `sum <n>` or
              `no reply within <t> s` (exit 1)
 
+--transient-local makes a talker latch its last --depth samples and a listener ask for them.
+
 Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
 to `lo` unless the caller set it (the tests also run it in a network namespace of their own).
 """
@@ -123,6 +125,13 @@ def qos(args, type_hash):
         Policy.DataRepresentation(use_cdrv0_representation=True),
         Policy.History.KeepAll if args.keep_all else Policy.History.KeepLast(args.depth),
     ]
+    if args.transient_local:
+        # As rmw_cyclonedds_cpp: the durability service keeps what the history keeps (Cyclone's
+        # default keeps only the last sample for late joiners).
+        policies.append(Policy.Durability.TransientLocal)
+        policies.append(Policy.DurabilityService(
+            cleanup_delay=0, history=policies[2], max_samples=-1, max_instances=-1,
+            max_samples_per_instance=-1))
     if args.best_effort:
         policies.append(Policy.Reliability.BestEffort)
     else:
@@ -318,6 +327,8 @@ def main():
     parser.add_argument("--depth", type=int, default=10)
     parser.add_argument("--keep-all", action="store_true")
     parser.add_argument("--best-effort", action="store_true")
+    parser.add_argument("--transient-local", action="store_true",
+                        help="keep the last --depth samples for late readers / ask writers for theirs")
     parser.add_argument("--no-wait", action="store_true", help="talk without waiting for a reader")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--linger", type=float, default=0, help="seconds to stay after the last message")

@@ -832,3 +832,121 @@ fn two_bridges_on_one_dds_domain_and_zenoh_network_carry_each_message_once_and_t
     assert_consecutive(after_takeover, "DDS -> zenoh after the takeover");
     stop_bridge(second);
 }
+
+#[test]
+fn bridge_serves_latched_topics_to_late_joiners_both_ways() {
+    let net = Net::new();
+    let router = net.router();
+    let bridge = net.bridge(&router, &[]);
+
+    // DDS -> zenoh: a latched DDS talker publishes before anyone listens.
+    let talker = net
+        .dds(
+            "latched dds talker",
+            &[
+                "talker",
+                "--topic",
+                "rt/map",
+                "--count",
+                "3",
+                "--no-wait",
+                "--transient-local",
+                "--depth",
+                "3",
+                "--linger",
+                "100",
+            ],
+        )
+        .start();
+    talker.wait_for_stdout("sent", |l| l == "sent 3");
+    // A volatile listener joins later: the route's DDS reader asks the writer for its history.
+    let listener = net
+        .zshm("listener", &["listener", "-e", &router.locator, "-t", "map"])
+        .start();
+    listener.wait_for_stdout("the third", |l| l == "I heard: [Hello World: 3]");
+    assert_eq!(heard_numbers(&listener), vec![1, 2, 3], "{}", listener.dump());
+    // A transient-local subscriber joins while the route is up: the bridge's own zenoh
+    // publisher has kept the messages (nothing is published live any more).
+    let mut echo = net
+        .zshm(
+            "late echo",
+            &[
+                "topic",
+                "echo",
+                "/map",
+                "std_msgs/msg/String",
+                "--once",
+                "--json",
+                "--qos-durability",
+                "transient_local",
+                "-e",
+                &router.locator,
+            ],
+        )
+        .start();
+    assert_eq!(echo.wait_exit(), 0, "{}", echo.dump());
+    assert_eq!(
+        echo.stdout(),
+        vec![r#"{"data":"Hello World: 1"}"#],
+        "{}",
+        echo.dump()
+    );
+
+    // zenoh -> DDS: a latched zshm publisher publishes before anyone listens.
+    let _publisher = net
+        .zshm(
+            "latched pub",
+            &[
+                "topic",
+                "pub",
+                "/latched",
+                "std_msgs/msg/String",
+                "{data: latched}",
+                "--times",
+                "1",
+                "-w",
+                "false",
+                "--qos-durability",
+                "transient_local",
+                "--qos-depth",
+                "1",
+                "--keep-alive",
+                "100",
+                "-e",
+                &router.locator,
+            ],
+        )
+        .start();
+    _publisher.wait_for_stdout("published", |l| l.starts_with("publishing #1"));
+    let latched = string_cdr("latched");
+    for late in ["first late dds reader", "second late dds reader"] {
+        let mut reader = net
+            .dds(
+                late,
+                &[
+                    "listener",
+                    "--topic",
+                    "rt/latched",
+                    "--count",
+                    "1",
+                    "--transient-local",
+                    "--timeout",
+                    "60",
+                ],
+            )
+            .start();
+        assert_eq!(reader.wait_exit(), 0, "{}", reader.dump());
+        let heard: Vec<String> = reader
+            .stdout()
+            .iter()
+            .filter_map(|l| l.strip_prefix("heard "))
+            .filter_map(|l| l.split(' ').next())
+            .filter(|hex| hex.starts_with("0001"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(heard, vec![latched.clone()], "{late}\n{}", reader.dump());
+    }
+    drop(talker);
+    drop(listener);
+    stop_bridge(bridge);
+}

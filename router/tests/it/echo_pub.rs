@@ -255,3 +255,58 @@ fn topic_pub_and_echo_refuse_bad_input_with_exit_2_and_the_field_path() {
     assert_eq!(echo.wait_exit(), 2, "{}", echo.dump());
     assert!(echo.stderr().contains("--field pose.nope"), "{}", echo.dump());
 }
+
+#[test]
+fn a_latched_topic_pub_reaches_a_later_echo_that_takes_its_qos_from_the_graph() {
+    let router = Router::start(&[]);
+    let _publisher = Spawn::zshm(
+        "latched pub",
+        &[
+            "topic",
+            "pub",
+            "/latched_map",
+            "std_msgs/msg/String",
+            "{data: map}",
+            "--times",
+            "1",
+            "-w",
+            "false",
+            "--qos-durability",
+            "transient_local",
+            "--qos-depth",
+            "1",
+            "--keep-alive",
+            "100",
+            "-e",
+            &router.locator,
+        ],
+    )
+    .start();
+    _publisher.wait_for_stdout("published", |l| l.starts_with("publishing #1"));
+    let mut info = Spawn::zshm(
+        "topic info",
+        &["topic", "info", "/latched_map", "-v", "-e", &router.locator],
+    )
+    .start();
+    assert_eq!(info.wait_exit(), 0, "{}", info.dump());
+    let text = info.stdout().join("\n");
+    assert!(text.contains("  Durability: TRANSIENT_LOCAL"), "{text}");
+    assert!(text.contains("  History (Depth): KEEP_LAST (1)"), "{text}");
+    // No QoS flag: echo sees a transient-local publisher and asks for its last message, as
+    // `ros2 topic echo` does; it was published before echo started.
+    let mut echo = Spawn::zshm(
+        "late echo",
+        &[
+            "topic",
+            "echo",
+            "/latched_map",
+            "--once",
+            "--json",
+            "-e",
+            &router.locator,
+        ],
+    )
+    .start();
+    assert_eq!(echo.wait_exit(), 0, "{}", echo.dump());
+    assert_eq!(echo.stdout(), vec![r#"{"data":"map"}"#], "{}", echo.dump());
+}

@@ -8,6 +8,10 @@
 //! token; with TYPE, only that type is received. A message whose type zshm does not know (or
 //! whose hash differs from zshm's definition) is counted and shown by its size; a payload that
 //! does not decode is counted and reported once on stderr. Neither stops the echo.
+//!
+//! QoS as `ros2 topic echo` chooses it: reliable unless a publisher is best effort, transient
+//! local when every publisher is (so a late echo gets a latched topic's last messages), keep
+//! last 10; the `--qos-*` flags override. Transient local needs the topic's type.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -15,10 +19,13 @@ use std::time::Duration;
 
 use anyhow::Context;
 use zshm::dynamic::{MessageType, YamlOptions};
-use zshm::ros::liveliness::{self, EntityKind};
+use zshm::raw::RawSample;
+use zshm::ros::dynamic::{DynamicSubscription, DynamicType};
+use zshm::ros::liveliness::{self, EndpointInfo, EntityKind};
+use zshm::ros::qos::{Durability, QosProfile, Reliability};
 use zshm_rosidl::TypeName;
 
-use crate::cli::NodeArgs;
+use crate::cli::{NodeArgs, QosArgs};
 use crate::support::out::outln;
 use crate::support::{ZenohContext, session, shutdown};
 
@@ -45,9 +52,51 @@ pub struct Args {
     /// How long to ask the graph for the topic's type when TYPE is not given, in seconds.
     #[arg(long, default_value = "2", value_parser = crate::cli::seconds)]
     pub graph_timeout: Duration,
+    /// QoS flags (default: as the topic's publishers offer).
+    #[command(flatten)]
+    pub qos: QosArgs,
     /// Node flags.
     #[command(flatten)]
     pub node: NodeArgs,
+}
+
+/// Where the samples come from: a plain subscription (any type, volatile), or, for transient
+/// local, rmw_zenoh's advanced subscription of one type, which asks the publishers' caches.
+enum Incoming {
+    Plain(zshm::raw::RawSubscription),
+    Durable {
+        /// Held: dropping it ends the subscription.
+        _subscription: DynamicSubscription,
+        samples: tokio::sync::mpsc::UnboundedReceiver<RawSample>,
+    },
+}
+
+impl Incoming {
+    async fn recv(&mut self) -> Option<RawSample> {
+        match self {
+            Incoming::Plain(subscription) => subscription.recv().await,
+            Incoming::Durable { samples, .. } => samples.recv().await,
+        }
+    }
+}
+
+/// The QoS `ros2 topic echo` picks for `publishers` (rclpy's `choose_qos`), then the flags.
+fn choose_qos(flags: &QosArgs, publishers: &[EndpointInfo]) -> QosProfile {
+    let mut qos = QosProfile::keep_last(10);
+    if publishers
+        .iter()
+        .any(|p| p.qos.reliability == Reliability::BestEffort)
+    {
+        qos.reliability = Reliability::BestEffort;
+    }
+    if !publishers.is_empty()
+        && publishers
+            .iter()
+            .all(|p| p.qos.durability == Durability::TransientLocal)
+    {
+        qos.durability = Durability::TransientLocal;
+    }
+    flags.profile(qos)
 }
 
 /// What became of the samples received.
@@ -73,25 +122,53 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         )));
     }
     let node = session::open_node(&args.node, &format!("zshm_topic_echo_{}", std::process::id())).await?;
+    let publishers = graph_publishers(&node, &args.topic, args.graph_timeout).await?;
+    let qos = choose_qos(&args.qos, &publishers);
     // The subscription's token names one type: the given one, else the first the graph shows.
     let announced: Option<(String, String)> = match &given {
         Some(ty) => Some((ty.name().dds_name(), ty.hash().to_owned())),
-        None => graph_type(&node, &args.topic, args.graph_timeout).await?,
+        None => publishers
+            .first()
+            .map(|p| (p.type_name.clone(), p.type_hash.clone())),
     };
     let (dds, hash) = announced.clone().unwrap_or_else(|| ("*".into(), "*".into()));
-    let info = super::endpoint_info(&node, EntityKind::Subscription, &args.topic, &dds, &hash)?;
-    // With TYPE, that type only (any hash: a mismatch is shown, not hidden); else every type.
-    let key = match &given {
-        Some(_) => super::data_key(&info, &info.type_name, "*"),
-        None => super::data_key(&info, "*", "*"),
+    let mut info = super::endpoint_info(&node, EntityKind::Subscription, &args.topic, &dds, &hash)?;
+    info.qos = qos;
+    let mut subscription = if qos.durability == Durability::TransientLocal {
+        let Some((dds_name, hash)) = announced.clone() else {
+            anyhow::bail!(crate::cli::FlagError(format!(
+                "--qos-durability transient_local: no publisher of {} announces its type yet; give TYPE",
+                info.topic
+            )));
+        };
+        let (sender, samples) = tokio::sync::mpsc::unbounded_channel();
+        let subscription = node
+            .create_dynamic_subscription(&info.topic, &DynamicType { dds_name, hash }, qos, move |sample| {
+                // The receiver goes only when the echo ends.
+                let _ = sender.send(sample);
+            })
+            .await
+            .context("cannot subscribe")?;
+        Incoming::Durable {
+            _subscription: subscription,
+            samples,
+        }
+    } else {
+        // With TYPE, that type only (any hash: a mismatch is shown, not hidden); else every type.
+        let key = match &given {
+            Some(_) => super::data_key(&info, &info.type_name, "*"),
+            None => super::data_key(&info, "*", "*"),
+        };
+        Incoming::Plain(
+            node.session()
+                .declare_subscription(&key)
+                .await
+                .context("cannot subscribe")?,
+        )
     };
-    let subscription = node
-        .session()
-        .declare_subscription(&key)
-        .await
-        .context("cannot subscribe")?;
-    let _token = match announced {
-        Some(_) => Some(
+    let _token = match (&subscription, announced) {
+        (Incoming::Durable { .. }, _) => None,
+        (Incoming::Plain(_), Some(_)) => Some(
             node.session()
                 .zenoh()
                 .liveliness()
@@ -99,7 +176,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .await
                 .zenoh_context("cannot declare the subscription's token")?,
         ),
-        None => {
+        (Incoming::Plain(_), None) => {
             tracing::warn!(topic = %info.topic, "the graph shows no publisher of this topic yet; printing any type that arrives");
             None
         }
@@ -206,20 +283,19 @@ fn known_type(dds_name: &str, hash: &str) -> Option<MessageType> {
     (ty.hash() == hash).then_some(ty)
 }
 
-/// The type (DDS name and hash) the graph's publishers of `topic` announce, if any.
-async fn graph_type(
+/// The graph's publishers of `topic`: their types and QoS.
+async fn graph_publishers(
     node: &zshm::ros::Node,
     topic: &str,
     timeout: Duration,
-) -> anyhow::Result<Option<(String, String)>> {
+) -> anyhow::Result<Vec<EndpointInfo>> {
     let topic = node.expand_topic(topic).context("bad topic name")?;
     let graph = zshm::ros::graph::snapshot(node.session(), node.info().domain, timeout)
         .await
         .zenoh_context("cannot query the graph")?;
     Ok(graph
         .endpoints
-        .iter()
+        .into_iter()
         .filter(|e| e.topic == topic && e.kind == EntityKind::Publisher)
-        .map(|e| (e.type_name.clone(), e.type_hash.clone()))
-        .next())
+        .collect())
 }

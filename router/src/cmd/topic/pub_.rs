@@ -8,20 +8,22 @@
 //! subscriber, as ros2 does with its `-w 1` default there, and publishes anyway after that
 //! with a warning; after the last message it stays `--keep-alive` (0.1 s, ros2's default) so
 //! the message leaves before the session closes.
+//!
+//! QoS: reliable, volatile, keep last 10 unless the `--qos-*` flags say otherwise; with
+//! `--qos-durability transient_local` the publisher keeps its last `--qos-depth` messages for
+//! late subscribers, as a latched ROS publisher does (keep it alive with `--keep-alive`).
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
 use zshm::dynamic::MessageType;
-use zshm::raw::PublisherOptions;
-use zshm::ros::attachment::Attachment;
-use zshm::ros::gid::Gid;
-use zshm::ros::liveliness::{self, EntityKind};
+use zshm::ros::dynamic::DynamicType;
+use zshm::ros::qos::QosProfile;
 
-use crate::cli::{self, NodeArgs};
+use crate::cli::{self, NodeArgs, QosArgs};
 use crate::support::out::outln;
-use crate::support::{ZenohContext, session, shutdown};
+use crate::support::{session, shutdown};
 
 /// `zshm topic pub`.
 #[derive(Debug, clap::Args)]
@@ -55,6 +57,9 @@ pub struct Args {
     /// Print nothing per message.
     #[arg(short, long)]
     pub quiet: bool,
+    /// QoS flags (default: reliable, volatile, keep last 10).
+    #[command(flatten)]
+    pub qos: QosArgs,
     /// Node flags.
     #[command(flatten)]
     pub node: NodeArgs,
@@ -67,29 +72,17 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let first = ty.from_yaml(&args.values).context("cannot read the message")?;
     let hash = ty.hash().to_owned();
     let times = if args.once { Some(1) } else { args.times };
+    let qos = args.qos.profile(QosProfile::default());
     let node = session::open_node(&args.node, &format!("zshm_topic_pub_{}", std::process::id())).await?;
-    let info = super::endpoint_info(
-        &node,
-        EntityKind::Publisher,
-        &args.topic,
-        &ty.name().dds_name(),
-        &hash,
-    )?;
-    let key = super::data_key(&info, &info.type_name, &info.type_hash);
+    let dynamic = DynamicType {
+        dds_name: ty.name().dds_name(),
+        hash,
+    };
     let publisher = node
-        .session()
-        .declare_publisher(&key, PublisherOptions::default())
+        .create_dynamic_publisher(&args.topic, &dynamic, qos)
         .await
         .context("cannot declare the publisher")?;
-    let token = liveliness::endpoint_token(&info);
-    let gid = Gid::of_token(&token);
-    let _token = node
-        .session()
-        .zenoh()
-        .liveliness()
-        .declare_token(token)
-        .await
-        .zenoh_context("cannot declare the publisher's token")?;
+    let info = publisher.info().clone();
     outln!("publisher: beginning loop");
     let wait = args.wait_matching_subscriptions.unwrap_or(times.is_some());
     let interrupted = tokio::select! {
@@ -122,13 +115,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let cdr = ty.encode(&value).context("cannot encode the message")?;
             sent += 1;
-            let attachment = Attachment {
-                sequence_number: sent as i64,
-                source_timestamp: zshm::msgs::wall_clock_nanos(),
-                source_gid: gid,
-            };
+            let mut buffer = publisher.buffer(cdr.len()).await;
+            buffer.copy_from_slice(&cdr);
             publisher
-                .publish_with_attachment(&cdr, Some(attachment.encode().to_vec().into()))
+                .publish_loan(buffer, zshm::msgs::wall_clock_nanos())
                 .await
                 .context("cannot publish")?;
             if !args.quiet {
@@ -143,7 +133,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    drop(_token);
     drop(publisher);
     session::close(node.session()).await?;
     Ok(ExitCode::SUCCESS)
