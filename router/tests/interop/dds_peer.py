@@ -166,9 +166,18 @@ def talk(participant, args, ty, hash_, samples):
     time.sleep(args.linger)
 
 
+def string_type(typename):
+    """std_msgs/String's layout under another type name (--type-name)."""
+    @dataclass
+    class Renamed(IdlStruct, typename=typename):
+        data: str
+    return Renamed
+
+
 def talker(participant, args):
-    samples = (String_(data=f"Hello World: {i}") for i in range(1, args.count + 1))
-    talk(participant, args, String_, STRING_HASH, samples)
+    ty = string_type(args.type_name) if args.type_name else String_
+    samples = (ty(data=f"Hello World: {i}") for i in range(1, args.count + 1))
+    talk(participant, args, ty, STRING_HASH, samples)
 
 
 def malformed(participant, args):
@@ -321,6 +330,7 @@ def main():
     parser.add_argument("-a", "--a", type=int, default=2)
     parser.add_argument("-b", "--b", type=int, default=3)
     parser.add_argument("--topic", default="rt/chatter")
+    parser.add_argument("--type-name", help="talker: publish String's layout under this DDS type name")
     parser.add_argument("--domain", type=int, default=0)
     parser.add_argument("--count", type=int, default=10)
     parser.add_argument("--rate", type=float, default=0, help="messages per second (0: as fast as possible)")

@@ -950,3 +950,173 @@ fn bridge_serves_latched_topics_to_late_joiners_both_ways() {
     drop(listener);
     stop_bridge(bridge);
 }
+
+/// Polls `done` every 50 ms until it holds, failing after the suite's deadline.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + DEADLINE;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// How many of `proc`'s stdout lines start with `prefix`.
+fn lines_starting(proc: &Proc, prefix: &str) -> usize {
+    proc.stdout().iter().filter(|l| l.starts_with(prefix)).count()
+}
+
+#[test]
+fn routes_come_back_after_the_dds_peer_restarts_and_outlive_a_router_restart_and_nothing_stays_declared() {
+    let net = Net::new();
+    // The namespace's ports are its own, so the router can come back on the same one.
+    let listen = "tcp/127.0.0.1:7447";
+    let router_args = ["router", "-l", listen, "--no-metrics"];
+    let mut router = Router::started(net.zshm("router", &router_args).start());
+    let listener = net.zshm("listener", &["listener", "-e", listen]).start();
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    let bridge = net.bridge(&router, &[]);
+    let talker_args = ["talker", "--count", "100000", "--rate", "20", "--no-wait"];
+    let mut talker = net.dds("dds talker", &talker_args).start();
+    wait_until("messages through the bridge", || {
+        heard_numbers(&listener).len() >= 5
+    });
+
+    // The DDS peer stops as a ROS node does (SIGINT): its writer goes, and so does the route and
+    // the bridged publisher on zenoh.
+    talker.stop();
+    wait_until("the route down", || {
+        lines_starting(&bridge, "route down: /chatter") == 1
+    });
+    let mut info = net
+        .zshm("topic info", &["topic", "info", "/chatter", "-e", listen])
+        .start();
+    info.wait_exit();
+    assert!(
+        info.stdout().iter().any(|l| l == "Publisher count: 0"),
+        "{}",
+        info.dump()
+    );
+    let heard_before = heard_numbers(&listener).len();
+    let _talker = net.dds("restarted dds talker", &talker_args).start();
+    wait_until("the restarted talker's messages", || {
+        let heard = heard_numbers(&listener);
+        heard.len() >= heard_before + 5 && heard[heard_before] <= 5
+    });
+    assert_eq!(
+        lines_starting(&bridge, "route up: /chatter"),
+        2,
+        "{}",
+        bridge.dump()
+    );
+
+    // The router dies. rmw_zenoh's sessions are peers that the router introduced to each other,
+    // so the bridge and the listener keep their own link and the route keeps carrying.
+    router.proc.signal(nix::sys::signal::Signal::SIGKILL);
+    router.proc.wait_exit();
+    let heard_before = heard_numbers(&listener).len();
+    wait_until("messages while the router is down", || {
+        heard_numbers(&listener).len() >= heard_before + 5
+    });
+    // It comes back on its port: a node started now finds the bridge through it.
+    let restarted = Router::started(net.zshm("restarted router", &router_args).start());
+    let mut late = net
+        .zshm(
+            "late listener",
+            &["listener", "-e", listen, "-n", "5", "--timeout", "100"],
+        )
+        .start();
+    assert_eq!(late.wait_exit(), 0, "{}", late.dump());
+    assert_eq!(heard_numbers(&late).len(), 5, "{}", late.dump());
+    assert_eq!(
+        lines_starting(&bridge, "route down: /chatter"),
+        1,
+        "the route stayed up through the router's restart\n{}",
+        bridge.dump()
+    );
+    stop_bridge(bridge);
+    // Nothing the bridge declared stays behind on zenoh.
+    wait_until("no bridged publisher left", || {
+        let mut info = net
+            .zshm(
+                "topic info",
+                &["topic", "info", "/chatter", "-e", &restarted.locator],
+            )
+            .start();
+        info.wait_exit();
+        info.stdout().iter().any(|l| l == "Publisher count: 0")
+    });
+}
+
+#[test]
+fn a_dds_topic_that_is_not_ros_and_a_type_that_is_not_ros_are_logged_once_and_the_rest_goes_on() {
+    let net = Net::new();
+    let router = net.router();
+    let listener = net
+        .zshm("listener", &["listener", "-e", &router.locator, "-n", "10"])
+        .start();
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    let bridge = net.bridge(&router, &[]);
+    let _plain = net
+        .dds(
+            "plain dds talker",
+            &[
+                "talker",
+                "--topic",
+                "plain_topic",
+                "--count",
+                "100000",
+                "--rate",
+                "10",
+                "--no-wait",
+            ],
+        )
+        .start();
+    let _odd = net
+        .dds(
+            "odd type talker",
+            &[
+                "talker",
+                "--topic",
+                "rt/chatter",
+                "--type-name",
+                "NotRos",
+                "--count",
+                "100000",
+                "--rate",
+                "10",
+                "--no-wait",
+            ],
+        )
+        .start();
+    let _talker = net
+        .dds(
+            "dds talker",
+            &["talker", "--count", "100000", "--rate", "20", "--no-wait"],
+        )
+        .start();
+    let mut listener = listener;
+    assert_eq!(
+        listener.wait_exit(),
+        0,
+        "the ROS topic still flows\n{}",
+        listener.dump()
+    );
+    // Each skip is said once, however many discovery rounds saw it (5 per second).
+    let plain = "not a ROS topic (no rt/ prefix), not bridged";
+    let odd = "type `NotRos` is not a ROS message type, not bridged";
+    wait_until("both skips logged", || {
+        let stderr = bridge.stderr();
+        stderr.contains(plain) && stderr.contains(odd)
+    });
+    std::thread::sleep(std::time::Duration::from_secs(2)); // ten more rounds that must stay quiet
+    let stderr = bridge.stderr();
+    assert_eq!(stderr.matches(plain).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(odd).count(), 1, "{stderr}");
+    let lines = stop_bridge(bridge);
+    assert!(
+        lines
+            .iter()
+            .all(|l| !l.contains("NotRos") && !l.contains("plain_topic")),
+        "{lines:?}"
+    );
+}
