@@ -26,6 +26,7 @@ use zshm::ros::keyexpr::ros_type_name;
 use zshm::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use zshm::ros::qos::{Durability, History, QosProfile, Reliability};
 use zshm::ros::{Node, NodeError, NodeOptions};
+use zshm::session::report::{RouteReport, RouteSource};
 
 use crate::config::{BridgeConfig, Kind};
 use crate::dds::{Dds, DdsError, DdsQos, RemoteEndpoint};
@@ -70,6 +71,16 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The label of the direction in metrics (`direction="dds_to_zenoh"`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Direction::DdsToZenoh => "dds_to_zenoh",
+            Direction::ZenohToDds => "zenoh_to_dds",
+            Direction::ToDdsServer => "to_dds_server",
+            Direction::ToZenohServer => "to_zenoh_server",
+        }
+    }
+
     /// Whether the route carries a service (requests and replies) rather than a topic.
     pub fn is_service(self) -> bool {
         matches!(self, Direction::ToDdsServer | Direction::ToZenohServer)
@@ -176,6 +187,69 @@ struct Route {
     _running: Running,
 }
 
+/// What every route carried since the bridge started, for the exporter's series (counters that
+/// only grow: a route that goes and comes back adds to its old counts).
+#[derive(Default)]
+struct Ledger {
+    live: BTreeMap<RouteKey, Arc<RouteStats>>,
+    retired: BTreeMap<RouteKey, RouteReport>,
+}
+
+impl Ledger {
+    fn retire(&mut self, key: &RouteKey) {
+        let Some(stats) = self.live.remove(key) else {
+            return;
+        };
+        let entry = self
+            .retired
+            .entry(key.clone())
+            .or_insert_with(|| empty_report(key));
+        add_counts(entry, &stats);
+    }
+
+    /// One report per topic and direction (two types on one topic share their series).
+    fn reports(&self) -> Vec<RouteReport> {
+        let mut all: BTreeMap<(String, Direction), RouteReport> = BTreeMap::new();
+        for (key, retired) in &self.retired {
+            let entry = all
+                .entry((key.topic.clone(), key.direction))
+                .or_insert_with(|| empty_report(key));
+            entry.messages += retired.messages;
+            entry.bytes += retired.bytes;
+            for (reason, count) in &retired.drops {
+                *entry.drops.entry(reason.clone()).or_insert(0) += count;
+            }
+        }
+        for (key, stats) in &self.live {
+            let entry = all
+                .entry((key.topic.clone(), key.direction))
+                .or_insert_with(|| empty_report(key));
+            add_counts(entry, stats);
+            entry.up = true;
+        }
+        all.into_values().collect()
+    }
+}
+
+fn empty_report(key: &RouteKey) -> RouteReport {
+    RouteReport {
+        topic: key.topic.clone(),
+        direction: key.direction.label().to_owned(),
+        up: false,
+        messages: 0,
+        bytes: 0,
+        drops: BTreeMap::new(),
+    }
+}
+
+fn add_counts(report: &mut RouteReport, stats: &RouteStats) {
+    report.messages += stats.messages();
+    report.bytes += stats.bytes();
+    for (reason, count) in stats.drops() {
+        *report.drops.entry(reason.label().to_owned()).or_insert(0) += count;
+    }
+}
+
 /// The spec of a route that should exist.
 struct Wanted {
     info: RouteInfo,
@@ -210,6 +284,9 @@ pub struct Bridge {
     /// taken for real ones. A bridge seen on DDS only bridges another zenoh network, and what
     /// it writes on DDS is as real to this one as any DDS node's.
     twin_participants: BTreeSet<String>,
+    ledger: Arc<Mutex<Ledger>>,
+    /// Held: the session reports the routes through it while it lives.
+    _route_source: Arc<RouteSource>,
     _bridges: zenoh::pubsub::Subscriber<()>,
     _announcement: zenoh::liveliness::LivelinessToken,
     _marker: crate::dds::RawWriter,
@@ -288,6 +365,11 @@ impl Bridge {
             .declare_token(me.token(config.domain))
             .await
             .map_err(BridgeError::Announce)?;
+        let ledger: Arc<Mutex<Ledger>> = Arc::default();
+        let reported = ledger.clone();
+        let route_source: Arc<RouteSource> =
+            Arc::new(move || reported.lock().unwrap_or_else(|e| e.into_inner()).reports());
+        session.report_routes(&route_source);
         tracing::info!(guid = ?dds.guid(), zid = %session.zid(), "bridge started");
         Ok(Self {
             config,
@@ -307,6 +389,8 @@ impl Bridge {
             role: Role::Active,
             bridges_on_dds: BTreeSet::new(),
             twin_participants: BTreeSet::new(),
+            ledger,
+            _route_source: route_source,
             _bridges: bridges_subscriber,
             _announcement: announcement,
             _marker: marker,
@@ -340,6 +424,7 @@ impl Bridge {
             if let Some(route) = self.routes.remove(&key) {
                 let summary = route.stats.summary();
                 events.push(RouteEvent::Down(route.info.clone(), summary));
+                self.ledger.lock().unwrap_or_else(|e| e.into_inner()).retire(&key);
             }
         }
         self.failed.retain(|key| wanted.contains_key(key));
@@ -350,6 +435,11 @@ impl Bridge {
             match self.create(&want).await {
                 Ok(route) => {
                     events.push(RouteEvent::Up(want.info.clone()));
+                    self.ledger
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .live
+                        .insert(key.clone(), route.stats.clone());
                     self.routes.insert(key, route);
                 }
                 Err(err) => {

@@ -124,6 +124,46 @@ impl Net {
         bridge
     }
 
+    /// The router's Prometheus text, fetched from inside the namespace.
+    fn scrape(&self, router: &Router) -> String {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &self.name, &python(), "-c"])
+            .arg("import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())")
+            .arg(&router.metrics)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Scrapes until a sample of `name` with every one of `labels` (`key="value"`) has `value`.
+    fn wait_for_metric(&self, router: &Router, name: &str, labels: &[&str], value: f64) {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let text = self.scrape(router);
+            let found = text.lines().any(|line| {
+                line.strip_prefix(name)
+                    .and_then(|rest| rest.strip_prefix('{'))
+                    .and_then(|rest| rest.rsplit_once(' '))
+                    .is_some_and(|(set, v)| {
+                        labels.iter().all(|l| set.contains(l)) && v.parse::<f64>().ok() == Some(value)
+                    })
+            });
+            if found {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {name} {labels:?} = {value} in\n{}",
+                text.lines()
+                    .filter(|l| l.starts_with("zshm_bridge"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
     /// Waits until `zshm topic info` counts `subscriptions` on `topic`.
     fn wait_for_subscriptions(&self, router: &Router, topic: &str, subscriptions: usize) {
         let wanted = format!("Subscription count: {subscriptions}");
@@ -461,7 +501,7 @@ fn bridge_caps_a_topic_at_its_max_frequency_and_counts_the_rest() {
 }
 
 #[test]
-fn bridge_counts_and_logs_malformed_dds_samples_once_and_goes_on() {
+fn bridge_counts_and_logs_malformed_dds_samples_once_exports_the_counts_and_goes_on() {
     let net = Net::new();
     let router = net.router();
     let mut listener = net
@@ -491,6 +531,13 @@ fn bridge_counts_and_logs_malformed_dds_samples_once_and_goes_on() {
             "I heard: [Hello World: 3]"
         ]
     );
+    // The exporter shows the route's counts, drops by reason; the route went with the listener
+    // (it stopped after 3), and its counts stay.
+    let route = ["topic=\"/chatter\"", "direction=\"dds_to_zenoh\""];
+    net.wait_for_metric(&router, "zshm_bridge_route_up", &route, 0.0);
+    net.wait_for_metric(&router, "zshm_bridge_messages_total", &route, 3.0);
+    let malformed = [route[0], route[1], "reason=\"malformed_cdr\""];
+    net.wait_for_metric(&router, "zshm_bridge_dropped_total", &malformed, 3.0);
     let stderr = bridge.stderr();
     let lines = stop_bridge(bridge);
     let down = lines.iter().find(|l| l.starts_with("route down: ")).unwrap();
@@ -1119,4 +1166,81 @@ fn a_dds_topic_that_is_not_ros_and_a_type_that_is_not_ros_are_logged_once_and_th
             .all(|l| !l.contains("NotRos") && !l.contains("plain_topic")),
         "{lines:?}"
     );
+}
+
+/// The `expr` of every panel of a dashboard in `grafana/dashboards/`.
+fn dashboard_queries(file: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(repo_path(&format!("grafana/dashboards/{file}"))).unwrap();
+    let dashboard: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let queries: Vec<String> = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|panel| panel["targets"].as_array().cloned().unwrap_or_default())
+        .filter_map(|target| target["expr"].as_str().map(str::to_owned))
+        .collect();
+    assert!(queries.len() >= 4, "{queries:?}");
+    queries
+}
+
+#[test]
+fn every_bridge_dashboard_query_returns_data_from_a_real_prometheus() {
+    let net = Net::new();
+    let router = net.router();
+    let _listener = net.zshm("listener", &["listener", "-e", &router.locator]).start();
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    let bridge = net.bridge(&router, &[]);
+    // Malformed samples, then good ones: messages, bytes and drops on one route.
+    let _talker = net
+        .dds("dds malformed", &["malformed", "--count", "3", "--linger", "100"])
+        .start();
+    let route = ["topic=\"/chatter\"", "direction=\"dds_to_zenoh\""];
+    net.wait_for_metric(&router, "zshm_bridge_messages_total", &route, 3.0);
+
+    // Prometheus runs in the namespace too, scraping the router every second.
+    let dir = tempfile::tempdir().unwrap();
+    let target = router
+        .metrics
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics");
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: zshm\n    static_configs:\n      - targets: [\"{target}\"]\n"),
+    )
+    .unwrap();
+    let config_flag = format!("--config.file={}", config.display());
+    let storage = format!("--storage.tsdb.path={}", dir.path().join("data").display());
+    let mut args = vec!["netns", "exec", &net.name, "prometheus"];
+    args.extend([
+        config_flag.as_str(),
+        storage.as_str(),
+        "--web.listen-address=127.0.0.1:9090",
+    ]);
+    let _prometheus = Spawn::program("prometheus", "ip", &args).start();
+    let query = |expr: &str| -> Vec<serde_json::Value> {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &net.name, &python(), "-c"])
+            .arg(
+                "import sys, urllib.parse, urllib.request\n\
+                 url = 'http://127.0.0.1:9090/api/v1/query?' + urllib.parse.urlencode({'query': sys.argv[1]})\n\
+                 try:\n    sys.stdout.write(urllib.request.urlopen(url, timeout=10).read().decode())\n\
+                 except OSError as e:\n    sys.stdout.write('{\"status\": \"down\"}')",
+            )
+            .arg(expr)
+            .output()
+            .unwrap();
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{expr}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        answer["data"]["result"].as_array().cloned().unwrap_or_default()
+    };
+    // Rates need several scrapes inside the window.
+    wait_until("Prometheus scraping the router", || {
+        !query("count_over_time(zshm_build_info[15s]) >= 8").is_empty()
+    });
+    for expr in dashboard_queries("zshm-bridge.json") {
+        let result = query(&expr.replace("$__rate_interval", "15s"));
+        assert!(!result.is_empty(), "no data for the bridge dashboard's `{expr}`");
+    }
+    stop_bridge(bridge);
 }

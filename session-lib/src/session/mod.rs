@@ -203,6 +203,7 @@ impl SessionBuilder {
                 ros_domain_id,
                 next_entity_id: AtomicU32::new(0),
                 histograms: Arc::new(Histograms::default()),
+                routes: Arc::new(report::RouteSlot::default()),
             }),
         };
         session
@@ -307,6 +308,7 @@ struct Shared {
     ros_domain_id: u32,
     next_entity_id: AtomicU32,
     histograms: Arc<Histograms>,
+    routes: Arc<report::RouteSlot>,
 }
 
 impl Drop for Shared {
@@ -427,6 +429,13 @@ impl Session {
         self.shared.histograms.for_topic(topic)
     }
 
+    /// Makes `source` the session's routes in its report, so the exporter shows what a
+    /// forwarding component (`zshm bridge`) carries. The session holds it weakly: dropping the
+    /// last `Arc` removes the routes from the report.
+    pub fn report_routes(&self, source: &Arc<report::RouteSource>) {
+        self.shared.routes.set(source);
+    }
+
     async fn declare_report(&self) -> Result<(), zenoh::Error> {
         let shared = &self.shared;
         let source = ReportSource {
@@ -444,6 +453,7 @@ impl Session {
             lane: Arc::downgrade(&shared.lane),
             stats: Arc::downgrade(&shared.stats),
             histograms: Arc::downgrade(&shared.histograms),
+            routes: Arc::downgrade(&shared.routes),
         };
         report::declare(&shared.zenoh, source).await
     }

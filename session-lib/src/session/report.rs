@@ -5,6 +5,7 @@
 //! (`@/<zid>/<whatami>/metrics`); what only zshm knows comes from here: the SHM status and pool,
 //! loan fallbacks, rejected samples, and the probes' latency histograms.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use super::lane::LaneSlot;
@@ -44,6 +45,53 @@ pub struct NodeReport {
     pub stats: StatsSnapshot,
     /// Latency histograms by topic.
     pub latency: Vec<TopicLatency>,
+    /// What the process forwards between networks, route by route (`zshm bridge`; empty
+    /// elsewhere).
+    #[serde(default)]
+    pub routes: Vec<RouteReport>,
+}
+
+/// One route of a process that forwards between networks (`zshm bridge`): counters since the
+/// process started, kept when the route goes and added to when it comes back, so they only grow.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RouteReport {
+    /// The ROS topic or service.
+    pub topic: String,
+    /// Which way, e.g. `dds_to_zenoh`.
+    pub direction: String,
+    /// Whether the route exists now.
+    pub up: bool,
+    /// Messages forwarded.
+    pub messages: u64,
+    /// Payload bytes forwarded.
+    pub bytes: u64,
+    /// Messages dropped, by reason label.
+    pub drops: BTreeMap<String, u64>,
+}
+
+/// Where a session's [`RouteReport`]s come from: set by the forwarding component, read at each
+/// report. Held weakly: the component's routes go with it.
+pub type RouteSource = dyn Fn() -> Vec<RouteReport> + Send + Sync;
+
+/// The session's slot for its [`RouteSource`].
+#[derive(Default)]
+pub(crate) struct RouteSlot(Mutex<Option<Weak<RouteSource>>>);
+
+impl RouteSlot {
+    pub(crate) fn set(&self, source: &Arc<RouteSource>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(source));
+    }
+
+    fn routes(&self) -> Vec<RouteReport> {
+        let source = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        source.and_then(|s| s.upgrade()).map(|s| s()).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for RouteSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RouteSlot")
+    }
 }
 
 /// One probe histogram.
@@ -91,6 +139,7 @@ pub(crate) struct ReportSource {
     pub(crate) lane: Weak<LaneSlot>,
     pub(crate) stats: Weak<SessionStats>,
     pub(crate) histograms: Weak<Histograms>,
+    pub(crate) routes: Weak<RouteSlot>,
 }
 
 impl ReportSource {
@@ -112,6 +161,7 @@ impl ReportSource {
             lane_reason: lane.unavailable_reason().map(|r| r.label().to_owned()),
             stats: self.stats.upgrade()?.snapshot(),
             latency: self.histograms.upgrade()?.snapshot(),
+            routes: self.routes.upgrade().map(|r| r.routes()).unwrap_or_default(),
         })
     }
 }

@@ -267,6 +267,40 @@ impl Exporter {
                 &latency.histogram,
             );
         }
+        for route in &report.routes {
+            let route_labels = [
+                ("topic", route.topic.as_str()),
+                ("direction", route.direction.as_str()),
+            ];
+            out.gauge(
+                "zshm_bridge_route_up",
+                "1 while the bridge has this route (an endpoint on each side), 0 after it went.",
+                with(&route_labels),
+                f64::from(u8::from(route.up)),
+            );
+            out.counter(
+                "zshm_bridge_messages_total",
+                "Messages the bridge forwarded on the route, since it started.",
+                with(&route_labels),
+                route.messages as f64,
+            );
+            out.counter(
+                "zshm_bridge_bytes_total",
+                "Payload bytes the bridge forwarded on the route, since it started.",
+                with(&route_labels),
+                route.bytes as f64,
+            );
+            for (reason, count) in &route.drops {
+                let mut all = route_labels.to_vec();
+                all.push(("reason", reason.as_str()));
+                out.counter(
+                    "zshm_bridge_dropped_total",
+                    "Messages the bridge did not forward on the route, by reason (each logged once).",
+                    with(&all),
+                    *count as f64,
+                );
+            }
+        }
     }
 }
 
