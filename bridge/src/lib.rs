@@ -33,6 +33,7 @@
 //! * [`names`]: ROS names and types on DDS and on zenoh, and where a type hash comes from.
 //! * [`stats`]: per-route counters and every drop with its reason, logged once.
 //! * `peers`: other bridges, and which one bridges when several see the same two networks.
+//! * [`discovery`]: whether DDS discovery works on the chosen interfaces (`zshm doctor --dds`).
 //! * [`Bridge`]: discovery on both sides, the routes, and [`RouteEvent`]s as they change.
 //!
 //! [RustDDS]: https://crates.io/crates/rustdds
@@ -41,6 +42,7 @@
 
 pub mod config;
 mod dds;
+pub mod discovery;
 mod engine;
 pub mod names;
 mod peers;
@@ -49,4 +51,5 @@ pub(crate) mod service;
 pub mod stats;
 
 pub use config::{BridgeConfig, ConfigError, Kind};
+pub use dds::DdsError;
 pub use engine::{Bridge, BridgeError, Direction, RouteEvent, RouteInfo};

@@ -151,6 +151,7 @@ def wait_matched(what, matched, timeout):
 def talk(participant, args, ty, hash_, samples):
     topic = Topic(participant, args.topic, ty)
     writer = DataWriter(participant, topic, qos=qos(args, hash_))
+    say("writer up")
     if not args.no_wait:
         wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
         say("matched")

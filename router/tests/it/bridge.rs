@@ -39,7 +39,13 @@ fn run(args: &[&str]) {
 }
 
 impl Net {
+    /// A namespace whose loopback interface is up and has multicast, as DDS needs.
     fn new() -> Self {
+        Self::with_multicast(true)
+    }
+
+    /// A namespace with loopback up, its MULTICAST flag as asked.
+    fn with_multicast(multicast: bool) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let name = format!(
             "zshm-bridge-{}-{}",
@@ -48,11 +54,12 @@ impl Net {
         );
         run(&["ip", "netns", "add", &name]);
         let net = Self { name };
-        for args in [
+        let setup = [
             &["link", "set", "lo", "up"][..],
             &["link", "set", "lo", "multicast", "on"],
             &["route", "add", "224.0.0.0/4", "dev", "lo"],
-        ] {
+        ];
+        for args in &setup[..if multicast { 3 } else { 1 }] {
             let mut all = vec!["ip", "-n", &net.name];
             all.extend_from_slice(args);
             run(&all);
@@ -1243,4 +1250,49 @@ fn every_bridge_dashboard_query_returns_data_from_a_real_prometheus() {
         assert!(!result.is_empty(), "no data for the bridge dashboard's `{expr}`");
     }
     stop_bridge(bridge);
+}
+
+/// The `DDS discovery` finding of `zshm doctor --dds --json` in `net`.
+fn doctor_dds_check(net: &Net) -> serde_json::Value {
+    let mut doctor = net.zshm("doctor", &["doctor", "--dds", "--json"]).start();
+    doctor.wait_exit();
+    let report = doctor.json();
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "DDS discovery")
+        .cloned()
+        .unwrap_or_else(|| panic!("no DDS check\n{}", doctor.dump()))
+}
+
+#[test]
+fn doctor_checks_dds_discovery_sees_a_dds_node_and_warns_without_multicast_on_lo() {
+    let net = Net::new();
+    let _talker = net
+        .dds(
+            "dds talker",
+            &["talker", "--count", "100000", "--rate", "10", "--no-wait"],
+        )
+        .start();
+    _talker.wait_for_stdout("the talker up", |l| l == "writer up");
+    let check = doctor_dds_check(&net);
+    assert_eq!(check["severity"], "ok", "{check}");
+    let summary = check["summary"].as_str().unwrap();
+    assert!(summary.contains("multicast works"), "{summary}");
+    assert!(
+        summary.contains("1 other DDS participant(s) seen"),
+        "the Cyclone talker: {summary}"
+    );
+
+    let bare = Net::with_multicast(false);
+    let check = doctor_dds_check(&bare);
+    assert_eq!(check["severity"], "warn", "{check}");
+    assert!(
+        check["fix"]
+            .as_str()
+            .unwrap()
+            .contains("ip link set lo multicast on"),
+        "{check}"
+    );
 }

@@ -66,7 +66,7 @@ enum Incoming {
     Plain(zshm::raw::RawSubscription),
     Durable {
         /// Held: dropping it ends the subscription.
-        _subscription: DynamicSubscription,
+        _subscription: Box<DynamicSubscription>,
         samples: tokio::sync::mpsc::UnboundedReceiver<RawSample>,
     },
 }
@@ -150,7 +150,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .await
             .context("cannot subscribe")?;
         Incoming::Durable {
-            _subscription: subscription,
+            _subscription: Box::new(subscription),
             samples,
         }
     } else {
