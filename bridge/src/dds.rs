@@ -119,6 +119,8 @@ pub(crate) struct RemoteEndpoint {
     pub user_data: Vec<u8>,
     /// Its participant's GUID prefix, in hex (`crate::peers` tells other bridges by it).
     pub participant: String,
+    /// Its GUID, as `ros_discovery_info` names it.
+    pub guid: [u8; 16],
 }
 
 /// What the bridge's DDS endpoints promise.
@@ -233,6 +235,7 @@ impl Dds {
                     ),
                     user_data: user_data_octets(&w.user_data),
                     participant: crate::peers::hex(w.writer_proxy.remote_writer_guid.prefix.as_ref()),
+                    guid: w.writer_proxy.remote_writer_guid.to_bytes(),
                 }
             })
             .collect()
@@ -254,6 +257,7 @@ impl Dds {
                     transient_local: !qos.is_volatile(),
                     user_data: user_data_octets(&r.user_data),
                     participant: crate::peers::hex(r.reader_proxy.remote_reader_guid.prefix.as_ref()),
+                    guid: r.reader_proxy.remote_reader_guid.to_bytes(),
                 }
             })
             .collect()

@@ -32,6 +32,7 @@ use crate::config::{BridgeConfig, Kind};
 use crate::dds::{Dds, DdsError, DdsQos, RemoteEndpoint};
 use crate::names::{self, TypeHashSource};
 use crate::peers::{self, Announcement, Role};
+use crate::ros_graph::{self, DdsNodes, NodeName};
 use crate::route::{self, Checks, DdsToZenoh, OwnGids, ZenohToDds};
 use crate::service::{Counters, DdsToZenohServer, ZenohToDdsServer};
 use crate::stats::RouteStats;
@@ -185,6 +186,9 @@ struct Route {
     info: RouteInfo,
     stats: Arc<RouteStats>,
     _running: Running,
+    /// The DDS node the route's zenoh endpoints belong to, when `ros_discovery_info` named it
+    /// (dropped after them: its token goes last).
+    _node: Option<Arc<Node>>,
 }
 
 /// What every route carried since the bridge started, for the exporter's series (counters that
@@ -255,6 +259,8 @@ struct Wanted {
     info: RouteInfo,
     zenoh_qos: QosProfile,
     dds_qos: DdsQos,
+    /// The DDS node of the route's DDS publisher, from `ros_discovery_info`.
+    dds_node: Option<NodeName>,
 }
 
 /// The bridge: one DDS participant, one zenoh node, the routes.
@@ -285,6 +291,10 @@ pub struct Bridge {
     /// it writes on DDS is as real to this one as any DDS node's.
     twin_participants: BTreeSet<String>,
     ledger: Arc<Mutex<Ledger>>,
+    /// `ros_discovery_info`: the DDS nodes, and the zenoh nodes declared for them.
+    discovery_info: crate::dds::RawReader,
+    dds_nodes: DdsNodes,
+    named_nodes: BTreeMap<NodeName, std::sync::Weak<Node>>,
     /// Held: the session reports the routes through it while it lives.
     _route_source: Arc<RouteSource>,
     _bridges: zenoh::pubsub::Subscriber<()>,
@@ -365,6 +375,15 @@ impl Bridge {
             .declare_token(me.token(config.domain))
             .await
             .map_err(BridgeError::Announce)?;
+        let discovery_info = dds.reader(
+            ros_graph::TOPIC,
+            ros_graph::TYPE,
+            DdsQos {
+                reliable: true,
+                transient_local: true,
+                depth: None,
+            },
+        )?;
         let ledger: Arc<Mutex<Ledger>> = Arc::default();
         let reported = ledger.clone();
         let route_source: Arc<RouteSource> =
@@ -390,6 +409,9 @@ impl Bridge {
             bridges_on_dds: BTreeSet::new(),
             twin_participants: BTreeSet::new(),
             ledger,
+            discovery_info,
+            dds_nodes: DdsNodes::default(),
+            named_nodes: BTreeMap::new(),
             _route_source: route_source,
             _bridges: bridges_subscriber,
             _announcement: announcement,
@@ -572,7 +594,60 @@ impl Bridge {
         (self.role == Role::Active, twins)
     }
 
+    /// Takes the `ros_discovery_info` samples that arrived since the last look.
+    fn read_discovery_info(&mut self, events: &mut Vec<RouteEvent>) {
+        loop {
+            let sample = match self.discovery_info.take_next_sample() {
+                Ok(Some(sample)) => sample,
+                Ok(None) => break,
+                Err(err) => {
+                    tracing::debug!("ros_discovery_info: {err}");
+                    break;
+                }
+            };
+            if self.dds.is_own(sample.sample_info().writer_guid()) {
+                continue;
+            }
+            let raw = sample.into_value();
+            let little_endian = raw.encoding == rustdds::RepresentationIdentifier::CDR_LE;
+            match ros_graph::parse(&raw.body, little_endian) {
+                Some(info) => self.dds_nodes.update(info),
+                None => self.say_once(
+                    events,
+                    ros_graph::TOPIC,
+                    "a sample that is not a ParticipantEntitiesInfo, ignored (its DDS nodes show as zshm_bridge)".into(),
+                ),
+            }
+        }
+    }
+
+    /// The zenoh node that stands for DDS node `name`: one per name, while a route uses it.
+    async fn node_for(&mut self, name: &NodeName) -> Result<Arc<Node>, String> {
+        if let Some(node) = self.named_nodes.get(name).and_then(std::sync::Weak::upgrade) {
+            return Ok(node);
+        }
+        let options = NodeOptions {
+            namespace: name.namespace.clone(),
+            domain: Some(self.config.domain),
+            executor: Some(self.node.executor().clone()),
+            // The DDS node answers for its own parameters and types, on DDS.
+            start_type_description_service: false,
+            start_parameter_services: false,
+            start_parameter_event_publisher: false,
+            ..NodeOptions::default()
+        };
+        let node = Arc::new(
+            Node::new(&self.session, &name.name, options)
+                .await
+                .map_err(|e| format!("cannot declare node {}/{}: {e}", name.namespace, name.name))?,
+        );
+        self.named_nodes.retain(|_, weak| weak.strong_count() > 0);
+        self.named_nodes.insert(name.clone(), Arc::downgrade(&node));
+        Ok(node)
+    }
+
     fn wanted(&mut self, events: &mut Vec<RouteEvent>) -> BTreeMap<RouteKey, Wanted> {
+        self.read_discovery_info(events);
         let (mut dds_writers, mut dds_readers) = (self.dds.remote_writers(), self.dds.remote_readers());
         let mut wanted = BTreeMap::new();
         let (active, twins) = self.elect(&dds_writers, events);
@@ -640,6 +715,10 @@ impl Bridge {
                 transient_local,
                 depth: if reliable { None } else { Some(10) },
             };
+            let dds_node = writers
+                .iter()
+                .find_map(|w| self.dds_nodes.node_of(&w.guid))
+                .cloned();
             let key = RouteKey {
                 direction: Direction::DdsToZenoh,
                 topic,
@@ -651,6 +730,7 @@ impl Bridge {
                     info,
                     zenoh_qos,
                     dds_qos,
+                    dds_node,
                 },
             );
         }
@@ -700,6 +780,7 @@ impl Bridge {
                     info,
                     zenoh_qos: qos,
                     dds_qos,
+                    dds_node: None,
                 },
             );
         }
@@ -802,16 +883,22 @@ impl Bridge {
                         info,
                         zenoh_qos: QosProfile::services_default(),
                         dds_qos,
+                        dds_node: None,
                     },
                 );
             }
         }
     }
 
-    async fn create(&self, want: &Wanted) -> Result<Route, String> {
+    async fn create(&mut self, want: &Wanted) -> Result<Route, String> {
         if want.info.direction.is_service() {
             return self.create_service_route(want).await;
         }
+        let named = match &want.dds_node {
+            Some(name) => Some(self.node_for(name).await?),
+            None => None,
+        };
+        let node: &Node = named.as_deref().unwrap_or(&self.node);
         let info = &want.info;
         let stats = Arc::new(RouteStats::default());
         let name = format!("{} {}", info.topic, info.direction);
@@ -830,8 +917,7 @@ impl Bridge {
                     .dds
                     .reader(&dds_topic, &info.dds_type, want.dds_qos)
                     .map_err(|e| e.to_string())?;
-                let publisher = self
-                    .node
+                let publisher = node
                     .create_dynamic_publisher(&info.topic, &ty, want.zenoh_qos)
                     .await
                     .map_err(|e| e.to_string())?;
@@ -869,6 +955,7 @@ impl Bridge {
             info: want.info.clone(),
             stats,
             _running: running,
+            _node: named,
         })
     }
 
@@ -935,6 +1022,7 @@ impl Bridge {
             info: want.info.clone(),
             stats,
             _running: running,
+            _node: None,
         })
     }
 }

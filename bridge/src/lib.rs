@@ -13,7 +13,8 @@
 //! Services are routed too, both ways (rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics
 //! with rmw_cyclonedds_cpp's request header), and so actions, which are services and topics.
 //! What it is not (yet): rmw_fastrtps_cpp's services (the request identity travels in the RTPS
-//! sample identity), `ros_discovery_info` (DDS nodes' names). See the README's "Bridging DDS".
+//! sample identity), and the reverse of `ros_discovery_info` (rmw_zenoh nodes' names on DDS:
+//! DDS tools see the bridge's participant). See the README's "Bridging DDS".
 //!
 //! ## Why RustDDS
 //!
@@ -46,6 +47,7 @@ pub mod discovery;
 mod engine;
 pub mod names;
 mod peers;
+mod ros_graph;
 mod route;
 pub(crate) mod service;
 pub mod stats;

@@ -18,6 +18,8 @@ Roles (one per run):
   add-client call it once with --a and --b once both endpoints matched; prints `sum <n>` or
              `no reply within <t> s` (exit 1)
 
+--node-name NAME (--namespace NS) makes a talker announce its ROS node on ros_discovery_info as
+rmw_cyclonedds_cpp does.
 --transient-local makes a talker latch its last --depth samples and a listener ask for them.
 
 Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
@@ -38,7 +40,7 @@ os.environ.setdefault(
 
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.idl import IdlStruct  # noqa: E402
-from cyclonedds.idl.types import int32, int64, sequence, uint8, uint32, uint64  # noqa: E402
+from cyclonedds.idl.types import array, int32, int64, sequence, uint8, uint32, uint64  # noqa: E402
 from cyclonedds.internal import InvalidSample  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
 from cyclonedds.qos import Policy, Qos  # noqa: E402
@@ -151,6 +153,7 @@ def wait_matched(what, matched, timeout):
 def talk(participant, args, ty, hash_, samples):
     topic = Topic(participant, args.topic, ty)
     writer = DataWriter(participant, topic, qos=qos(args, hash_))
+    _announcement = announce_node(participant, args, [writer]) if args.node_name else None
     say("writer up")
     if not args.no_wait:
         wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
@@ -165,6 +168,39 @@ def talk(participant, args, ty, hash_, samples):
     if not args.best_effort and not args.no_wait:
         writer.wait_for_acks(duration(seconds=args.timeout))
     time.sleep(args.linger)
+
+
+@dataclass
+class Gid_(IdlStruct, typename="rmw_dds_common::msg::dds_::Gid_"):
+    data: array[uint8, 16]
+
+
+@dataclass
+class NodeEntitiesInfo_(IdlStruct, typename="rmw_dds_common::msg::dds_::NodeEntitiesInfo_"):
+    node_namespace: str
+    node_name: str
+    reader_gid_seq: sequence[Gid_]
+    writer_gid_seq: sequence[Gid_]
+
+
+@dataclass
+class ParticipantEntitiesInfo_(IdlStruct, typename="rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"):
+    gid: Gid_
+    node_entities_info_seq: sequence[NodeEntitiesInfo_]
+
+
+def announce_node(participant, args, writers):
+    """Publishes the participant's node on ros_discovery_info, as rmw_cyclonedds_cpp does
+    (reliable, transient local, keep last 1; Jazzy's 16-byte GIDs)."""
+    topic = Topic(participant, "ros_discovery_info", ParticipantEntitiesInfo_)
+    qos = Qos(Policy.Reliability.Reliable(duration(seconds=10)), Policy.Durability.TransientLocal,
+              Policy.History.KeepLast(1))
+    writer = DataWriter(participant, topic, qos=qos)
+    gid = lambda entity: Gid_(data=list(entity.guid.bytes))  # noqa: E731
+    node = NodeEntitiesInfo_(node_namespace=args.namespace, node_name=args.node_name,
+                             reader_gid_seq=[], writer_gid_seq=[gid(w) for w in writers])
+    writer.write(ParticipantEntitiesInfo_(gid=gid(participant), node_entities_info_seq=[node]))
+    return writer
 
 
 def string_type(typename):
@@ -331,6 +367,8 @@ def main():
     parser.add_argument("-a", "--a", type=int, default=2)
     parser.add_argument("-b", "--b", type=int, default=3)
     parser.add_argument("--topic", default="rt/chatter")
+    parser.add_argument("--node-name", help="talker: announce this ROS node on ros_discovery_info")
+    parser.add_argument("--namespace", default="/", help="with --node-name")
     parser.add_argument("--type-name", help="talker: publish String's layout under this DDS type name")
     parser.add_argument("--domain", type=int, default=0)
     parser.add_argument("--count", type=int, default=10)

@@ -1296,3 +1296,62 @@ fn doctor_checks_dds_discovery_sees_a_dds_node_and_warns_without_multicast_on_lo
         "{check}"
     );
 }
+
+#[test]
+fn a_dds_node_appears_under_its_own_name_from_ros_discovery_info_and_goes_with_its_writer() {
+    let net = Net::new();
+    let router = net.router();
+    let listener = net.zshm("listener", &["listener", "-e", &router.locator]).start();
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    // The talker announces its node before the bridge starts, as a running robot would have.
+    let mut talker = net
+        .dds(
+            "dds talker",
+            &[
+                "talker",
+                "--count",
+                "100000",
+                "--rate",
+                "20",
+                "--no-wait",
+                "--node-name",
+                "camera_driver",
+                "--namespace",
+                "/robot",
+            ],
+        )
+        .start();
+    talker.wait_for_stdout("the talker up", |l| l == "writer up");
+    let bridge = net.bridge(&router, &[]);
+    listener.wait_for_stdout("a bridged message", |l| number_heard(l).is_some());
+    let mut info = net
+        .zshm(
+            "topic info",
+            &["topic", "info", "/chatter", "-v", "-e", &router.locator],
+        )
+        .start();
+    info.wait_exit();
+    let text = info.stdout().join("\n");
+    assert!(
+        text.contains("Node name: camera_driver\nNode namespace: /robot\nTopic type: std_msgs/msg/String"),
+        "the bridged publisher is on the DDS node\n{text}"
+    );
+    let node_list = |net: &Net| {
+        let mut list = net
+            .zshm("node list", &["node", "list", "-e", &router.locator])
+            .start();
+        list.wait_exit();
+        list.stdout()
+    };
+    assert!(
+        node_list(&net).iter().any(|n| n == "/robot/camera_driver"),
+        "{:?}",
+        node_list(&net)
+    );
+    // The writer goes: its route, and the node with it.
+    talker.stop();
+    wait_until("the DDS node gone", || {
+        !node_list(&net).iter().any(|n| n == "/robot/camera_driver")
+    });
+    stop_bridge(bridge);
+}
