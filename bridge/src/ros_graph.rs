@@ -141,7 +141,7 @@ mod tests {
     use super::*;
 
     fn string(out: &mut Vec<u8>, text: &str) {
-        while out.len() % 4 != 0 {
+        while !out.len().is_multiple_of(4) {
             out.push(0);
         }
         out.extend_from_slice(&(text.len() as u32 + 1).to_le_bytes());
@@ -155,7 +155,7 @@ mod tests {
         out.extend_from_slice(&1u32.to_le_bytes());
         string(&mut out, "/robot");
         string(&mut out, "talker");
-        while out.len() % 4 != 0 {
+        while !out.len().is_multiple_of(4) {
             out.push(0);
         }
         out.extend_from_slice(&0u32.to_le_bytes()); // no readers
