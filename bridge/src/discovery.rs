@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use crate::dds::{Dds, DdsError, DdsQos};
 
+/// How long one pair of participants is given before a fresh pair is tried.
+const PAIR_PATIENCE: Duration = Duration::from_secs(4);
+
 /// What the check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiscoveryReport {
@@ -30,28 +33,37 @@ pub struct DiscoveryReport {
 /// Runs the check on `domain` and `interfaces`, waiting at most `timeout` (it blocks).
 pub fn check(domain: u16, interfaces: &[IpAddr], timeout: Duration) -> Result<DiscoveryReport, DdsError> {
     let topic = format!("zshm_doctor_{}", std::process::id());
-    let writer_side = Dds::join(domain, interfaces)?;
-    let reader_side = Dds::join(domain, interfaces)?;
     let qos = DdsQos {
         reliable: true,
         transient_local: false,
         depth: Some(1),
     };
-    let _probe = writer_side.writer(&topic, "zshm::doctor::Probe", qos)?;
-    let ours = crate::peers::hex(writer_side.guid().prefix.as_ref());
     let started = Instant::now();
-    let found_after = loop {
-        let seen = reader_side
-            .remote_writers()
-            .iter()
-            .any(|w| w.topic == topic && w.participant == ours);
-        if seen {
-            break Some(started.elapsed());
+    // A pair that missed each other's first announcements waits for RustDDS's next ones (every
+    // 10 s); a fresh pair announces at once. Seen on a loaded machine: a pair that had not met
+    // after 20 s.
+    let (reader_side, ours, found_after, _writer_side, _probe) = loop {
+        let writer_side = Dds::join(domain, interfaces)?;
+        let reader_side = Dds::join(domain, interfaces)?;
+        let probe = writer_side.writer(&topic, "zshm::doctor::Probe", qos)?;
+        let ours = crate::peers::hex(writer_side.guid().prefix.as_ref());
+        let attempt = Instant::now();
+        let found = loop {
+            let seen = reader_side
+                .remote_writers()
+                .iter()
+                .any(|w| w.topic == topic && w.participant == ours);
+            if seen {
+                break Some(started.elapsed());
+            }
+            if attempt.elapsed() >= PAIR_PATIENCE || started.elapsed() >= timeout {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if found.is_some() || started.elapsed() >= timeout {
+            break (reader_side, ours, found, writer_side, probe);
         }
-        if started.elapsed() >= timeout {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
     };
     // Other processes' participants answer a new one within a few hundred milliseconds on a
     // host; a second is what the doctor gives them.

@@ -185,6 +185,9 @@ enum Running {
 struct Route {
     info: RouteInfo,
     stats: Arc<RouteStats>,
+    /// The zenoh node and the GUID of the bridge's DDS reader (`false`) or writer (`true`) that
+    /// stands for it, for `ros_discovery_info`.
+    announced: Option<(NodeName, [u8; 16], bool)>,
     _running: Running,
     /// The DDS node the route's zenoh endpoints belong to, when `ros_discovery_info` named it
     /// (dropped after them: its token goes last).
@@ -261,6 +264,9 @@ struct Wanted {
     dds_qos: DdsQos,
     /// The DDS node of the route's DDS publisher, from `ros_discovery_info`.
     dds_node: Option<NodeName>,
+    /// The zenoh node of the route's zenoh endpoint, announced on `ros_discovery_info` for the
+    /// bridge's DDS reader or writer.
+    zenoh_node: Option<NodeName>,
 }
 
 /// The bridge: one DDS participant, one zenoh node, the routes.
@@ -293,6 +299,9 @@ pub struct Bridge {
     ledger: Arc<Mutex<Ledger>>,
     /// `ros_discovery_info`: the DDS nodes, and the zenoh nodes declared for them.
     discovery_info: crate::dds::RawReader,
+    /// This participant's own `ros_discovery_info`: the zenoh nodes behind its DDS endpoints.
+    discovery_writer: crate::dds::RawWriter,
+    announced_nodes: Vec<u8>,
     dds_nodes: DdsNodes,
     named_nodes: BTreeMap<NodeName, std::sync::Weak<Node>>,
     /// Held: the session reports the routes through it while it lives.
@@ -384,6 +393,15 @@ impl Bridge {
                 depth: None,
             },
         )?;
+        let discovery_writer = dds.writer(
+            ros_graph::TOPIC,
+            ros_graph::TYPE,
+            DdsQos {
+                reliable: true,
+                transient_local: true,
+                depth: Some(1),
+            },
+        )?;
         let ledger: Arc<Mutex<Ledger>> = Arc::default();
         let reported = ledger.clone();
         let route_source: Arc<RouteSource> =
@@ -410,6 +428,8 @@ impl Bridge {
             twin_participants: BTreeSet::new(),
             ledger,
             discovery_info,
+            discovery_writer,
+            announced_nodes: Vec::new(),
             dds_nodes: DdsNodes::default(),
             named_nodes: BTreeMap::new(),
             _route_source: route_source,
@@ -471,6 +491,7 @@ impl Bridge {
                 }
             }
         }
+        self.announce_nodes();
         events
     }
 
@@ -592,6 +613,38 @@ impl Bridge {
             self.role = role;
         }
         (self.role == Role::Active, twins)
+    }
+
+    /// Writes this participant's `ros_discovery_info` when what it stands for changed: each
+    /// zenoh node whose endpoints the bridge carries, with the GUIDs of the bridge's DDS readers
+    /// and writers for them, so that DDS tools (`ros2 node list` on rmw_cyclonedds_cpp) see
+    /// the rmw_zenoh nodes rather than anonymous endpoints.
+    fn announce_nodes(&mut self) {
+        let mut nodes: BTreeMap<NodeName, (Vec<[u8; 16]>, Vec<[u8; 16]>)> = BTreeMap::new();
+        for (node, guid, is_writer) in self.routes.values().filter_map(|r| r.announced.as_ref()) {
+            let (readers, writers) = nodes.entry(node.clone()).or_default();
+            if *is_writer {
+                writers.push(*guid);
+            } else {
+                readers.push(*guid);
+            }
+        }
+        let nodes: Vec<(NodeName, Vec<[u8; 16]>, Vec<[u8; 16]>)> = nodes
+            .into_iter()
+            .map(|(node, (readers, writers))| (node, readers, writers))
+            .collect();
+        let body = ros_graph::encode(self.dds.guid().to_bytes(), &nodes);
+        if body == self.announced_nodes {
+            return;
+        }
+        let sample = crate::dds::RawCdr {
+            encoding: rustdds::RepresentationIdentifier::CDR_LE,
+            body: body.clone().into(),
+        };
+        match self.discovery_writer.write(sample, None) {
+            Ok(()) => self.announced_nodes = body,
+            Err(err) => tracing::warn!("cannot write ros_discovery_info (retried at the next change): {err}"),
+        }
     }
 
     /// Takes the `ros_discovery_info` samples that arrived since the last look.
@@ -731,6 +784,10 @@ impl Bridge {
                     zenoh_qos,
                     dds_qos,
                     dds_node,
+                    zenoh_node: Some(NodeName {
+                        namespace: subscription.node.namespace.clone(),
+                        name: subscription.node.name.clone(),
+                    }),
                 },
             );
         }
@@ -781,6 +838,10 @@ impl Bridge {
                     zenoh_qos: qos,
                     dds_qos,
                     dds_node: None,
+                    zenoh_node: Some(NodeName {
+                        namespace: publisher.node.namespace.clone(),
+                        name: publisher.node.name.clone(),
+                    }),
                 },
             );
         }
@@ -884,6 +945,7 @@ impl Bridge {
                         zenoh_qos: QosProfile::services_default(),
                         dds_qos,
                         dds_node: None,
+                        zenoh_node: None,
                     },
                 );
             }
@@ -899,6 +961,7 @@ impl Bridge {
             None => None,
         };
         let node: &Node = named.as_deref().unwrap_or(&self.node);
+        let (guid, is_writer): ([u8; 16], bool);
         let info = &want.info;
         let stats = Arc::new(RouteStats::default());
         let name = format!("{} {}", info.topic, info.direction);
@@ -917,6 +980,7 @@ impl Bridge {
                     .dds
                     .reader(&dds_topic, &info.dds_type, want.dds_qos)
                     .map_err(|e| e.to_string())?;
+                (guid, is_writer) = (rustdds::RTPSEntity::guid(&reader).to_bytes(), false);
                 let publisher = node
                     .create_dynamic_publisher(&info.topic, &ty, want.zenoh_qos)
                     .await
@@ -938,6 +1002,7 @@ impl Bridge {
                     .dds
                     .writer(&dds_topic, &info.dds_type, want.dds_qos)
                     .map_err(|e| e.to_string())?;
+                (guid, is_writer) = (rustdds::RTPSEntity::guid(&writer).to_bytes(), true);
                 let (queue, incoming) = route::to_dds_queue();
                 let callback = route::zenoh_callback(checks.clone(), self.own_gids.clone(), queue);
                 let subscription = self
@@ -954,6 +1019,7 @@ impl Bridge {
         Ok(Route {
             info: want.info.clone(),
             stats,
+            announced: want.zenoh_node.clone().map(|node| (node, guid, is_writer)),
             _running: running,
             _node: named,
         })
@@ -1021,6 +1087,7 @@ impl Bridge {
         Ok(Route {
             info: want.info.clone(),
             stats,
+            announced: None,
             _running: running,
             _node: None,
         })

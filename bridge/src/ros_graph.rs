@@ -109,6 +109,36 @@ fn parse_with(body: &[u8], little_endian: bool, gid_size: usize) -> Option<Parti
         .then_some(ParticipantInfo { participant, nodes })
 }
 
+/// The CDR body (after the 4-byte header, little-endian) of `info`, with Jazzy's 16-byte GIDs
+/// and every endpoint listed as a writer (`writer_gid_seq`) or reader as `readers` says.
+pub(crate) fn encode(participant: [u8; 16], nodes: &[(NodeName, Vec<[u8; 16]>, Vec<[u8; 16]>)]) -> Vec<u8> {
+    fn align(out: &mut Vec<u8>) {
+        while !out.len().is_multiple_of(4) {
+            out.push(0);
+        }
+    }
+    fn u32_(out: &mut Vec<u8>, n: usize) {
+        align(out);
+        out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+    }
+    fn string(out: &mut Vec<u8>, text: &str) {
+        u32_(out, text.len() + 1);
+        out.extend_from_slice(text.as_bytes());
+        out.push(0);
+    }
+    let mut out = participant.to_vec();
+    u32_(&mut out, nodes.len());
+    for (node, readers, writers) in nodes {
+        string(&mut out, &node.namespace);
+        string(&mut out, &node.name);
+        for gids in [readers, writers] {
+            u32_(&mut out, gids.len());
+            gids.iter().for_each(|gid| out.extend_from_slice(gid));
+        }
+    }
+    out
+}
+
 /// The latest `ParticipantEntitiesInfo` of every participant, and which node each endpoint is.
 #[derive(Debug, Default)]
 pub(crate) struct DdsNodes {
@@ -182,6 +212,18 @@ mod tests {
             );
             assert_eq!(nodes.node_of(&[0; 16]), None);
         }
+    }
+
+    #[test]
+    fn what_the_bridge_writes_parses_back() {
+        let node = NodeName {
+            namespace: "/".into(),
+            name: "talker".into(),
+        };
+        let body = encode([1; 16], &[(node.clone(), vec![[2; 16]], vec![[3; 16], [4; 16]])]);
+        let parsed = parse(&body, true).unwrap();
+        assert_eq!(parsed.participant, [1; 16]);
+        assert_eq!(parsed.nodes, vec![(node, vec![[2; 16], [3; 16], [4; 16]])]);
     }
 
     #[test]

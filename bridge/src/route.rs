@@ -124,6 +124,10 @@ impl DdsToZenoh {
         let task = tokio::spawn(async move {
             publisher.wait_for_subscribers(MATCH_WAIT).await;
             let mut stream = reader.async_sample_stream();
+            // The last sequence number forwarded per writer: RustDDS was seen handing a reliable
+            // writer's retransmitted samples over again (1..5, then 1, 2, 3) on a loaded machine.
+            let mut last: std::collections::HashMap<rustdds::GUID, rustdds::SequenceNumber> =
+                std::collections::HashMap::new();
             while let Some(item) = stream.next().await {
                 let sample = match item {
                     Ok(sample) => sample,
@@ -135,6 +139,16 @@ impl DdsToZenoh {
                 // What the bridge wrote itself on this topic (a route the other way) stays there.
                 if is_own_writer(sample.sample_info().writer_guid()) {
                     continue;
+                }
+                let identity = sample.sample_info().sample_identity();
+                match last.get(&identity.writer_guid) {
+                    Some(seen) if identity.sequence_number <= *seen => {
+                        checks.drop(DropReason::Duplicate, "the DDS stack delivered it twice");
+                        continue;
+                    }
+                    _ => {
+                        last.insert(identity.writer_guid, identity.sequence_number);
+                    }
                 }
                 forward_to_zenoh(&publisher, &checks, sample.into_value()).await;
             }

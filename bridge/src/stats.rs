@@ -29,6 +29,9 @@ pub enum DropReason {
     /// A request across the bridge got no reply (the server did not answer in time, refused,
     /// or left).
     NoReply,
+    /// A DDS sample the DDS stack handed over a second time (same writer, same sequence
+    /// number, e.g. after a retransmission under load): forwarded once only.
+    Duplicate,
 }
 
 impl DropReason {
@@ -43,6 +46,7 @@ impl DropReason {
             DropReason::QueueFull => "queue_full",
             DropReason::SendFailed => "send_failed",
             DropReason::NoReply => "no_reply",
+            DropReason::Duplicate => "duplicate",
         }
     }
 
@@ -58,6 +62,7 @@ impl DropReason {
             DropReason::BigEndian => "publish little-endian CDR",
             DropReason::QueueFull => "the DDS readers do not keep up; lower the rate or use best effort",
             DropReason::SendFailed => "see the error logged with it",
+            DropReason::Duplicate => "nothing: the first copy was forwarded",
             DropReason::NoReply => {
                 "the server is slow, refused the request or left; the caller got its own timeout"
             }

@@ -15,6 +15,7 @@ Roles (one per run):
              (`rq/<name>Request`, `rr/<name>Reply`, the 16-byte request header: client guid
              and sequence number, copied into the reply); `--silent` takes requests and never
              answers; prints `request <a> <b>` for each, stops after --count
+  graph      print the ROS nodes other participants announce on ros_discovery_info
   add-client call it once with --a and --b once both endpoints matched; prints `sum <n>` or
              `no reply within <t> s` (exit 1)
 
@@ -203,6 +204,30 @@ def announce_node(participant, args, writers):
     return writer
 
 
+def graph(participant, args):
+    """Prints `node <namespace> <name> readers=<n> writers=<n>` for each node other participants
+    announce on ros_discovery_info (each line once), until --count lines or --timeout."""
+    topic = Topic(participant, "ros_discovery_info", ParticipantEntitiesInfo_)
+    qos = Qos(Policy.Reliability.Reliable(duration(seconds=10)), Policy.Durability.TransientLocal,
+              Policy.History.KeepLast(1))
+    reader = DataReader(participant, topic, qos=qos)
+    say("listening")
+    told = set()
+    deadline = time.monotonic() + args.timeout
+    while len(told) < args.count and time.monotonic() < deadline:
+        for sample in reader.take(N=64):
+            if isinstance(sample, InvalidSample):
+                continue
+            for node in sample.node_entities_info_seq:
+                line = (f"node {node.node_namespace} {node.node_name} "
+                        f"readers={len(node.reader_gid_seq)} writers={len(node.writer_gid_seq)}")
+                if line not in told:
+                    told.add(line)
+                    say(line)
+        time.sleep(0.05)
+    sys.exit(0 if len(told) >= args.count else 1)
+
+
 def string_type(typename):
     """std_msgs/String's layout under another type name (--type-name)."""
     @dataclass
@@ -361,7 +386,7 @@ def add_client(participant, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("role", choices=["talker", "listener", "malformed", "cloud", "cloud-listener",
-                                         "add-server", "add-client"])
+                                         "add-server", "add-client", "graph"])
     parser.add_argument("--service", default="add_two_ints")
     parser.add_argument("--silent", action="store_true", help="add-server: never answer")
     parser.add_argument("-a", "--a", type=int, default=2)
@@ -386,7 +411,7 @@ def main():
     args = parser.parse_args()
     participant = DomainParticipant(args.domain, qos=Qos(Policy.Userdata(data=b"enclave=/;")))
     {"talker": talker, "listener": listener, "malformed": malformed, "cloud": cloud,
-     "cloud-listener": cloud_listener, "add-server": add_server,
+     "cloud-listener": cloud_listener, "add-server": add_server, "graph": graph,
      "add-client": add_client}[args.role](participant, args)
 
 

@@ -1029,7 +1029,9 @@ fn routes_come_back_after_the_dds_peer_restarts_and_outlive_a_router_restart_and
     let listener = net.zshm("listener", &["listener", "-e", listen]).start();
     net.wait_for_subscriptions(&router, "/chatter", 1);
     let bridge = net.bridge(&router, &[]);
-    let talker_args = ["talker", "--count", "100000", "--rate", "20", "--no-wait"];
+    // Each talker waits for the bridge's reader, so that none of its messages is published
+    // before the route exists (a volatile reader would not get them).
+    let talker_args = ["talker", "--count", "100000", "--rate", "20"];
     let mut talker = net.dds("dds talker", &talker_args).start();
     wait_until("messages through the bridge", || {
         heard_numbers(&listener).len() >= 5
@@ -1054,8 +1056,12 @@ fn routes_come_back_after_the_dds_peer_restarts_and_outlive_a_router_restart_and
     let _talker = net.dds("restarted dds talker", &talker_args).start();
     wait_until("the restarted talker's messages", || {
         let heard = heard_numbers(&listener);
-        heard.len() >= heard_before + 5 && heard[heard_before] <= 5
+        heard.len() >= heard_before + 5
     });
+    // From its first message on. (Not asserted: that none comes twice. Beside a busy core the
+    // listener once heard the restarted talker's 1..5 twice, from distinct DDS samples as far
+    // as the bridge could tell; not yet explained, see the README's "Bridging DDS".)
+    assert_eq!(heard_numbers(&listener)[heard_before], 1, "{}", listener.dump());
     assert_eq!(
         lines_starting(&bridge, "route up: /chatter"),
         2,
@@ -1353,5 +1359,38 @@ fn a_dds_node_appears_under_its_own_name_from_ros_discovery_info_and_goes_with_i
     wait_until("the DDS node gone", || {
         !node_list(&net).iter().any(|n| n == "/robot/camera_driver")
     });
+    stop_bridge(bridge);
+}
+
+#[test]
+fn a_zshm_node_appears_to_dds_tools_on_ros_discovery_info_behind_the_bridges_writer() {
+    let net = Net::new();
+    let router = net.router();
+    let bridge = net.bridge(&router, &[]);
+    let mut graph = net
+        .dds("dds graph", &["graph", "--count", "1", "--timeout", "100"])
+        .start();
+    graph.wait_for_stdout("listening", |l| l == "listening");
+    let _reader = net
+        .dds(
+            "dds listener",
+            &["listener", "--count", "100000", "--timeout", "100"],
+        )
+        .start();
+    let _talker = net
+        .zshm("talker", &["talker", "-e", &router.locator, "-r", "20"])
+        .start();
+    bridge.wait_for_stdout("route up", |l| l.starts_with("route up: /chatter"));
+    assert_eq!(graph.wait_exit(), 0, "{}", graph.dump());
+    assert_eq!(
+        graph
+            .stdout()
+            .iter()
+            .filter(|l| l.starts_with("node "))
+            .collect::<Vec<_>>(),
+        vec!["node / talker readers=0 writers=1"],
+        "the zshm talker, behind the bridge's DDS writer\n{}",
+        graph.dump()
+    );
     stop_bridge(bridge);
 }
