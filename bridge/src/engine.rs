@@ -620,7 +620,8 @@ impl Bridge {
     /// and writers for them, so that DDS tools (`ros2 node list` on rmw_cyclonedds_cpp) see
     /// the rmw_zenoh nodes rather than anonymous endpoints.
     fn announce_nodes(&mut self) {
-        let mut nodes: BTreeMap<NodeName, (Vec<[u8; 16]>, Vec<[u8; 16]>)> = BTreeMap::new();
+        type Endpoints = (Vec<[u8; 16]>, Vec<[u8; 16]>);
+        let mut nodes: BTreeMap<NodeName, Endpoints> = BTreeMap::new();
         for (node, guid, is_writer) in self.routes.values().filter_map(|r| r.announced.as_ref()) {
             let (readers, writers) = nodes.entry(node.clone()).or_default();
             if *is_writer {
@@ -629,7 +630,7 @@ impl Bridge {
                 readers.push(*guid);
             }
         }
-        let nodes: Vec<(NodeName, Vec<[u8; 16]>, Vec<[u8; 16]>)> = nodes
+        let nodes: Vec<ros_graph::AnnouncedNode> = nodes
             .into_iter()
             .map(|(node, (readers, writers))| (node, readers, writers))
             .collect();

@@ -109,9 +109,12 @@ fn parse_with(body: &[u8], little_endian: bool, gid_size: usize) -> Option<Parti
         .then_some(ParticipantInfo { participant, nodes })
 }
 
+/// A node with the GUIDs of its readers and of its writers.
+pub(crate) type AnnouncedNode = (NodeName, Vec<[u8; 16]>, Vec<[u8; 16]>);
+
 /// The CDR body (after the 4-byte header, little-endian) of `info`, with Jazzy's 16-byte GIDs
 /// and every endpoint listed as a writer (`writer_gid_seq`) or reader as `readers` says.
-pub(crate) fn encode(participant: [u8; 16], nodes: &[(NodeName, Vec<[u8; 16]>, Vec<[u8; 16]>)]) -> Vec<u8> {
+pub(crate) fn encode(participant: [u8; 16], nodes: &[AnnouncedNode]) -> Vec<u8> {
     fn align(out: &mut Vec<u8>) {
         while !out.len().is_multiple_of(4) {
             out.push(0);
