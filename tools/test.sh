@@ -10,19 +10,34 @@ cd "$(dirname "$0")/.."
 # checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2); the
 # status page is loaded in headless Chromium (Debian package chromium; never a browser from npm);
 # the Foxglove endpoint is tested with the official protocol client, run with Node.js (nodejs, npm).
+# Only the packages of missing tools are installed: a machine whose Node.js comes from NodeSource
+# already has npm, and asking apt for Debian's npm beside it fails on their conflict.
+declare -A package_of=(
+  [unshare]=util-linux [setpriv]=util-linux [prlimit]=util-linux [nsenter]=util-linux
+  [mount]=mount [python3]="python3 python3-venv" [promtool]=prometheus [prometheus]=prometheus
+  [systemd-analyze]=systemd [ip]=iproute2 [openssl]=openssl [chromium]=chromium
+  [node]=nodejs [npm]=npm
+)
 missing=()
-for tool in unshare setpriv prlimit mount python3 promtool prometheus systemd-analyze ip nsenter openssl chromium node npm; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+packages=()
+for tool in "${!package_of[@]}"; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    missing+=("$tool")
+    packages+=(${package_of[$tool]})
+  fi
 done
-if [ ${#missing[@]} -gt 0 ]; then
+if ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+  packages+=(python3-venv)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
     # The package's service is not started: tests run their own Prometheus on a free port.
-    apt-get install -y -q --no-install-recommends util-linux mount python3 python3-venv prometheus \
-      systemd iproute2 openssl chromium nodejs npm
+    mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
+    apt-get install -y -q --no-install-recommends "${packages[@]}"
   else
-    echo "tools/test.sh: missing ${missing[*]}; install util-linux, mount, python3, prometheus, chromium and nodejs" >&2
+    echo "tools/test.sh: missing ${missing[*]}; install ${packages[*]}" >&2
     exit 1
   fi
 fi
