@@ -31,6 +31,8 @@ pub(crate) struct ParticipantInfo {
     pub participant: [u8; 16],
     /// Each node, with the GUIDs of its readers and writers.
     pub nodes: Vec<(NodeName, Vec<[u8; 16]>)>,
+    /// The size of its GIDs: 24 (Humble) or 16 (Jazzy and later).
+    pub gid_size: usize,
 }
 
 /// A CDR reader over a payload's body (after the 4-byte header), alignment relative to it.
@@ -105,16 +107,20 @@ fn parse_with(body: &[u8], little_endian: bool, gid_size: usize) -> Option<Parti
         nodes.push((NodeName { namespace, name }, endpoints));
     }
     // Only padding may follow.
-    (body.len() - cdr.at < 4 || body[cdr.at..].iter().all(|b| *b == 0))
-        .then_some(ParticipantInfo { participant, nodes })
+    (body.len() - cdr.at < 4 || body[cdr.at..].iter().all(|b| *b == 0)).then_some(ParticipantInfo {
+        participant,
+        nodes,
+        gid_size,
+    })
 }
 
 /// A node with the GUIDs of its readers and of its writers.
 pub(crate) type AnnouncedNode = (NodeName, Vec<[u8; 16]>, Vec<[u8; 16]>);
 
-/// The CDR body (after the 4-byte header, little-endian) of `info`, with Jazzy's 16-byte GIDs
-/// and every endpoint listed as a writer (`writer_gid_seq`) or reader as `readers` says.
-pub(crate) fn encode(participant: [u8; 16], nodes: &[AnnouncedNode]) -> Vec<u8> {
+/// The CDR body (after the 4-byte header, little-endian) of `info`, with GIDs of `gid_size`
+/// bytes (16, Jazzy's; 24, Humble's: the GUID and zeros, as rmw_dds_common fills them), every
+/// endpoint listed as a reader (`reader_gid_seq`) or writer as `nodes` says.
+pub(crate) fn encode(participant: [u8; 16], nodes: &[AnnouncedNode], gid_size: usize) -> Vec<u8> {
     fn align(out: &mut Vec<u8>) {
         while !out.len().is_multiple_of(4) {
             out.push(0);
@@ -129,14 +135,19 @@ pub(crate) fn encode(participant: [u8; 16], nodes: &[AnnouncedNode]) -> Vec<u8> 
         out.extend_from_slice(text.as_bytes());
         out.push(0);
     }
-    let mut out = participant.to_vec();
+    let gid = |out: &mut Vec<u8>, guid: &[u8; 16]| {
+        out.extend_from_slice(guid);
+        out.resize(out.len() + gid_size.saturating_sub(16), 0);
+    };
+    let mut out = Vec::new();
+    gid(&mut out, &participant);
     u32_(&mut out, nodes.len());
     for (node, readers, writers) in nodes {
         string(&mut out, &node.namespace);
         string(&mut out, &node.name);
         for gids in [readers, writers] {
             u32_(&mut out, gids.len());
-            gids.iter().for_each(|gid| out.extend_from_slice(gid));
+            gids.iter().for_each(|guid| gid(&mut out, guid));
         }
     }
     out
@@ -147,6 +158,7 @@ pub(crate) fn encode(participant: [u8; 16], nodes: &[AnnouncedNode]) -> Vec<u8> 
 pub(crate) struct DdsNodes {
     participants: HashMap<[u8; 12], ParticipantInfo>,
     endpoints: HashMap<[u8; 16], NodeName>,
+    humble: bool,
 }
 
 impl DdsNodes {
@@ -154,6 +166,10 @@ impl DdsNodes {
     pub fn update(&mut self, info: ParticipantInfo) {
         let mut prefix = [0u8; 12];
         prefix.copy_from_slice(&info.participant[..12]);
+        // A sample without nodes parses at either size; one with nodes tells the domain's ROS.
+        if !info.nodes.is_empty() {
+            self.humble = info.gid_size == 24;
+        }
         self.participants.insert(prefix, info);
         self.endpoints = self
             .participants
@@ -161,6 +177,19 @@ impl DdsNodes {
             .flat_map(|p| &p.nodes)
             .flat_map(|(node, guids)| guids.iter().map(move |guid| (*guid, node.clone())))
             .collect();
+    }
+
+    /// The GID size the domain's DDS nodes read: Humble's 24 once a Humble node announced
+    /// itself, else Jazzy's 16 (the two distributions do not share a DDS graph).
+    pub fn gid_size(&self) -> usize {
+        if self.humble { 24 } else { 16 }
+    }
+
+    /// Whether the participant of endpoint `guid` announced itself (with nodes or without).
+    pub fn knows_participant(&self, guid: &[u8; 16]) -> bool {
+        let mut prefix = [0u8; 12];
+        prefix.copy_from_slice(&guid[..12]);
+        self.participants.contains_key(&prefix)
     }
 
     /// The node of the endpoint `guid`, if its participant said.
@@ -214,6 +243,7 @@ mod tests {
                 ("/robot", "talker")
             );
             assert_eq!(nodes.node_of(&[0; 16]), None);
+            assert_eq!(nodes.gid_size(), gid_size, "what the bridge writes back");
         }
     }
 
@@ -223,10 +253,21 @@ mod tests {
             namespace: "/".into(),
             name: "talker".into(),
         };
-        let body = encode([1; 16], &[(node.clone(), vec![[2; 16]], vec![[3; 16], [4; 16]])]);
-        let parsed = parse(&body, true).unwrap();
-        assert_eq!(parsed.participant, [1; 16]);
-        assert_eq!(parsed.nodes, vec![(node, vec![[2; 16], [3; 16], [4; 16]])]);
+        for gid_size in [16, 24] {
+            let nodes = [(node.clone(), vec![[2; 16]], vec![[3; 16], [4; 16]])];
+            let body = encode([1; 16], &nodes, gid_size);
+            let parsed = parse(&body, true).unwrap();
+            assert_eq!(parsed.participant, [1; 16]);
+            assert_eq!(parsed.gid_size, gid_size);
+            assert_eq!(
+                parsed.nodes,
+                vec![(node.clone(), vec![[2; 16], [3; 16], [4; 16]])]
+            );
+        }
+        // Humble's layout, byte for byte: a 24-byte participant GID, then the node count.
+        let body = encode([1; 16], &[], 24);
+        assert_eq!(body.len(), 28);
+        assert_eq!(&body[16..], &[0; 12]);
     }
 
     #[test]
