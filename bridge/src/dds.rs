@@ -123,6 +123,40 @@ pub(crate) struct RemoteEndpoint {
     pub guid: [u8; 16],
 }
 
+/// DDS endpoints as discovered, held for [`Lingering::HOLD`] after they drop out of RustDDS's
+/// snapshot: the snapshot was seen missing a live endpoint for a moment, and a route that went
+/// down and up for it would re-declare its zenoh side and may be served the writer's history
+/// again. An endpoint that really left goes that much later.
+#[derive(Debug, Default)]
+pub(crate) struct Lingering {
+    /// By GUID: the endpoint, when it was first seen and when last.
+    seen: std::collections::HashMap<[u8; 16], (RemoteEndpoint, std::time::Instant, std::time::Instant)>,
+}
+
+impl Lingering {
+    /// How long an endpoint outlives its last sighting.
+    pub const HOLD: std::time::Duration = std::time::Duration::from_secs(1);
+
+    /// Takes a new snapshot; returns the endpoints in it and those seen within [`Self::HOLD`].
+    pub fn update(&mut self, snapshot: Vec<RemoteEndpoint>, now: std::time::Instant) -> Vec<RemoteEndpoint> {
+        for endpoint in snapshot {
+            let first = self.seen.get(&endpoint.guid).map_or(now, |(_, first, _)| *first);
+            self.seen.insert(endpoint.guid, (endpoint, first, now));
+        }
+        self.seen
+            .retain(|_, (_, _, last)| now.duration_since(*last) <= Self::HOLD);
+        self.seen
+            .values()
+            .map(|(endpoint, _, _)| endpoint.clone())
+            .collect()
+    }
+
+    /// When the endpoint `guid` was first seen (in this run of sightings).
+    pub fn first_seen(&self, guid: &[u8; 16]) -> Option<std::time::Instant> {
+        self.seen.get(guid).map(|(_, first, _)| *first)
+    }
+}
+
 /// What the bridge's DDS endpoints promise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DdsQos {
@@ -291,6 +325,7 @@ impl Dds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, Instant};
 
     #[test]
     fn user_data_loses_its_sequence_length_and_padding() {
@@ -302,5 +337,35 @@ mod tests {
         assert_eq!(user_data_octets(&big_endian), b"a=b;");
         assert_eq!(user_data_octets(b"ab"), b"ab");
         assert_eq!(user_data_octets(b"typehash=x;"), b"typehash=x;");
+    }
+
+    fn endpoint(last_byte: u8) -> RemoteEndpoint {
+        let mut guid = [1u8; 16];
+        guid[15] = last_byte;
+        RemoteEndpoint {
+            topic: "rt/chatter".into(),
+            type_name: "std_msgs::msg::dds_::String_".into(),
+            reliable: true,
+            transient_local: false,
+            user_data: Vec::new(),
+            participant: "01".into(),
+            guid,
+        }
+    }
+
+    #[test]
+    fn an_endpoint_missing_from_one_snapshot_stays_until_the_hold_ends() {
+        let mut lingering = Lingering::default();
+        let start = Instant::now();
+        assert_eq!(lingering.update(vec![endpoint(1), endpoint(2)], start).len(), 2);
+        let blink = start + Duration::from_millis(200);
+        let held = lingering.update(vec![endpoint(1)], blink);
+        assert_eq!(held.len(), 2, "endpoint 2 missed one snapshot");
+        assert_eq!(lingering.first_seen(&endpoint(2).guid), Some(start));
+        let later = start + Lingering::HOLD + Duration::from_millis(300);
+        let left = lingering.update(vec![endpoint(1)], later);
+        assert_eq!(left.iter().map(|e| e.guid[15]).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(lingering.first_seen(&endpoint(1).guid), Some(start));
+        assert_eq!(lingering.first_seen(&endpoint(2).guid), None);
     }
 }

@@ -14,7 +14,7 @@
 //! DDS domain and zenoh network, only the oldest bridges and no bridge takes another's endpoints
 //! for real ones ([`crate::peers`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,6 +37,11 @@ use crate::route::{self, Checks, DdsToZenoh, OwnGids, ZenohToDds};
 use crate::service::{Counters, DdsToZenohServer, ZenohToDdsServer};
 use crate::stats::RouteStats;
 
+/// How long a new DDS writer's route waits for its participant's `ros_discovery_info` (its
+/// node's name) before it is bridged under the `zshm_bridge` node: rmw_cyclonedds_cpp and
+/// rmw_fastrtps_cpp announce a node when it is created, so this only delays DDS writers that
+/// are not ROS nodes' (or whose RMW announces nothing).
+const NODE_NAME_GRACE: Duration = Duration::from_secs(2);
 /// How often DDS discovery is looked at (RustDDS keeps it; the bridge polls its snapshot).
 const DDS_POLL: Duration = Duration::from_millis(200);
 
@@ -297,6 +302,13 @@ pub struct Bridge {
     /// it writes on DDS is as real to this one as any DDS node's.
     twin_participants: BTreeSet<String>,
     ledger: Arc<Mutex<Ledger>>,
+    /// Per topic, what its volatile DDS → zenoh routes forwarded, kept across their lifetimes
+    /// (a transient-local route's new reader gets the history again on purpose, for the new
+    /// zenoh publisher's cache).
+    forwarded: HashMap<String, route::Forwarded>,
+    /// The DDS writers and readers discovered, each held a moment after it drops out.
+    dds_writers: crate::dds::Lingering,
+    dds_readers: crate::dds::Lingering,
     /// `ros_discovery_info`: the DDS nodes, and the zenoh nodes declared for them.
     discovery_info: crate::dds::RawReader,
     /// This participant's own `ros_discovery_info`: the zenoh nodes behind its DDS endpoints.
@@ -427,6 +439,9 @@ impl Bridge {
             bridges_on_dds: BTreeSet::new(),
             twin_participants: BTreeSet::new(),
             ledger,
+            forwarded: HashMap::new(),
+            dds_writers: crate::dds::Lingering::default(),
+            dds_readers: crate::dds::Lingering::default(),
             discovery_info,
             discovery_writer,
             announced_nodes: Vec::new(),
@@ -634,7 +649,7 @@ impl Bridge {
             .into_iter()
             .map(|(node, (readers, writers))| (node, readers, writers))
             .collect();
-        let body = ros_graph::encode(self.dds.guid().to_bytes(), &nodes);
+        let body = ros_graph::encode(self.dds.guid().to_bytes(), &nodes, self.dds_nodes.gid_size());
         if body == self.announced_nodes {
             return;
         }
@@ -702,7 +717,9 @@ impl Bridge {
 
     fn wanted(&mut self, events: &mut Vec<RouteEvent>) -> BTreeMap<RouteKey, Wanted> {
         self.read_discovery_info(events);
-        let (mut dds_writers, mut dds_readers) = (self.dds.remote_writers(), self.dds.remote_readers());
+        let now = Instant::now();
+        let mut dds_writers = self.dds_writers.update(self.dds.remote_writers(), now);
+        let mut dds_readers = self.dds_readers.update(self.dds.remote_readers(), now);
         let mut wanted = BTreeMap::new();
         let (active, twins) = self.elect(&dds_writers, events);
         if !active {
@@ -730,6 +747,25 @@ impl Bridge {
             else {
                 continue;
             };
+            // A ROS node's RMW announces it on ros_discovery_info, which can reach the bridge a
+            // moment after its writers: wait for it (a little while), so that the route's
+            // publisher is declared under the node's own name rather than renamed later.
+            let running = self.routes.contains_key(&RouteKey {
+                direction: Direction::DdsToZenoh,
+                topic: topic.clone(),
+                dds_type: dds_type.clone(),
+            });
+            let unnamed_yet = !running
+                && writers.iter().any(|w| {
+                    !self.dds_nodes.knows_participant(&w.guid)
+                        && self
+                            .dds_writers
+                            .first_seen(&w.guid)
+                            .is_some_and(|seen| now.duration_since(seen) < NODE_NAME_GRACE)
+                });
+            if unnamed_yet {
+                continue;
+            }
             // The reader takes the weakest promise of the writers, so that it matches them all.
             let reliable = writers.iter().all(|w| w.reliable);
             let transient_local = writers.iter().all(|w| w.transient_local);
@@ -988,6 +1024,11 @@ impl Bridge {
                     .map_err(|e| e.to_string())?;
                 let gid = Gid::of_token(&liveliness::endpoint_token(publisher.info()));
                 let dds = self.dds.clone();
+                let forwarded = if want.dds_qos.transient_local {
+                    route::Forwarded::default()
+                } else {
+                    self.forwarded.entry(info.topic.clone()).or_default().clone()
+                };
                 Running::Publications(DdsToZenoh::start(
                     reader,
                     publisher,
@@ -995,6 +1036,7 @@ impl Bridge {
                     self.own_gids.clone(),
                     move |guid| dds.is_own(guid),
                     checks,
+                    forwarded,
                 ))
             }
             Direction::ToDdsServer | Direction::ToZenohServer => unreachable!("handled above"),

@@ -103,6 +103,13 @@ fn now_ns() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
+/// The last sequence number forwarded per DDS writer. RustDDS was seen handing a reliable writer's
+/// retransmitted samples over again (1..5, then 1, 2, 3) on a loaded machine, and a route that
+/// goes and comes back (a discovery snapshot missing the writer for a moment) gets a new reader,
+/// which the writer may serve what it still holds; so volatile routes of a topic share one
+/// record for the bridge's life, and each sample goes to zenoh once.
+pub(crate) type Forwarded = Arc<Mutex<std::collections::HashMap<rustdds::GUID, rustdds::SequenceNumber>>>;
+
 /// DDS → zenoh: a task reading the DDS reader and publishing each sample once, copied into the
 /// publisher's loan (shared memory above the threshold, the lane to zshm subscribers).
 pub(crate) struct DdsToZenoh {
@@ -119,15 +126,12 @@ impl DdsToZenoh {
         own_gids: OwnGids,
         is_own_writer: impl Fn(rustdds::GUID) -> bool + Send + 'static,
         checks: Checks,
+        forwarded: Forwarded,
     ) -> Self {
         own_gids.lock().unwrap_or_else(|e| e.into_inner()).insert(gid);
         let task = tokio::spawn(async move {
             publisher.wait_for_subscribers(MATCH_WAIT).await;
             let mut stream = reader.async_sample_stream();
-            // The last sequence number forwarded per writer: RustDDS was seen handing a reliable
-            // writer's retransmitted samples over again (1..5, then 1, 2, 3) on a loaded machine.
-            let mut last: std::collections::HashMap<rustdds::GUID, rustdds::SequenceNumber> =
-                std::collections::HashMap::new();
             while let Some(item) = stream.next().await {
                 let sample = match item {
                     Ok(sample) => sample,
@@ -141,14 +145,23 @@ impl DdsToZenoh {
                     continue;
                 }
                 let identity = sample.sample_info().sample_identity();
-                match last.get(&identity.writer_guid) {
-                    Some(seen) if identity.sequence_number <= *seen => {
-                        checks.drop(DropReason::Duplicate, "the DDS stack delivered it twice");
-                        continue;
+                let seen = {
+                    let mut last = forwarded.lock().unwrap_or_else(|e| e.into_inner());
+                    match last.get(&identity.writer_guid) {
+                        Some(seen) if identity.sequence_number <= *seen => Some(*seen),
+                        _ => {
+                            last.insert(identity.writer_guid, identity.sequence_number);
+                            None
+                        }
                     }
-                    _ => {
-                        last.insert(identity.writer_guid, identity.sequence_number);
-                    }
+                };
+                if let Some(seen) = seen {
+                    let detail = format!(
+                        "the DDS stack delivered it twice (writer {:?}, sample {:?}, {:?} forwarded already)",
+                        identity.writer_guid, identity.sequence_number, seen
+                    );
+                    checks.drop(DropReason::Duplicate, &detail);
+                    continue;
                 }
                 forward_to_zenoh(&publisher, &checks, sample.into_value()).await;
             }
