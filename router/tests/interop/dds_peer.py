@@ -20,7 +20,7 @@ Roles (one per run):
              `no reply within <t> s` (exit 1)
 
 --node-name NAME (--namespace NS) makes a talker announce its ROS node on ros_discovery_info as
-rmw_cyclonedds_cpp does.
+rmw_cyclonedds_cpp does; --humble makes it (and graph) use Humble's 24-byte GIDs.
 --transient-local makes a talker latch its last --depth samples and a listener ask for them.
 
 Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
@@ -29,16 +29,27 @@ to `lo` unless the caller set it (the tests also run it in a network namespace o
 
 import argparse
 import os
+import struct
 import sys
 import time
 from dataclasses import dataclass
 
+# Clouds go in 64 KB fragments (loopback's MTU is 64 KiB) with a 4 MB socket buffer, as one
+# tunes Cyclone for big messages: with its defaults (1344-byte fragments) one 7 MB cloud takes
+# ~90 ms DDS to DDS on the 2-core VM and 5 Hz already queues up; tuned, 15 Hz holds at ~12 ms.
+BIG = any(role in sys.argv[1:2] for role in ("cloud", "cloud-listener"))
 os.environ.setdefault(
     "CYCLONEDDS_URI",
     '<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="lo" multicast="true"/>'
-    "</Interfaces></General></Domain></CycloneDDS>",
+    "</Interfaces>"
+    + ("<MaxMessageSize>65500B</MaxMessageSize><FragmentSize>64000B</FragmentSize>" if BIG else "")
+    + "</General>"
+    + ('<Internal><SocketReceiveBufferSize min="4MB"/></Internal>' if BIG else "")
+    + "</Domain></CycloneDDS>",
 )
 
+from cyclonedds._clayer import ddspy_take, ddspy_write  # noqa: E402
+from cyclonedds.core import InstanceState, SampleState, ViewState  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.idl import IdlStruct  # noqa: E402
 from cyclonedds.idl.types import array, int32, int64, sequence, uint8, uint32, uint64  # noqa: E402
@@ -151,7 +162,7 @@ def wait_matched(what, matched, timeout):
         time.sleep(0.05)
 
 
-def talk(participant, args, ty, hash_, samples):
+def talk(participant, args, ty, hash_, samples, write=None):
     topic = Topic(participant, args.topic, ty)
     writer = DataWriter(participant, topic, qos=qos(args, hash_))
     _announcement = announce_node(participant, args, [writer]) if args.node_name else None
@@ -160,10 +171,12 @@ def talk(participant, args, ty, hash_, samples):
         wait_matched("reader", lambda: writer.get_matched_subscriptions(), args.timeout)
         say("matched")
     period = 1.0 / args.rate if args.rate > 0 else 0
-    for sample in samples:
-        writer.write(sample)
+    started = time.monotonic()
+    for n, sample in enumerate(samples):
+        (write or DataWriter.write)(writer, sample)
         if period:
-            time.sleep(period)
+            # On a fixed schedule, so a slow write does not lower the rate.
+            time.sleep(max(0.0, started + (n + 1) * period - time.monotonic()))
     say(f"sent {args.count}")
     # Reliable: wait until every reader acknowledged, so that stopping loses nothing.
     if not args.best_effort and not args.no_wait:
@@ -171,9 +184,14 @@ def talk(participant, args, ty, hash_, samples):
     time.sleep(args.linger)
 
 
+# Humble's rmw_dds_common GIDs are 24 bytes (the GUID, then zeros), Jazzy's 16; decided before
+# the type is built, as for a real node, by the distribution it runs (`--humble`).
+GID_SIZE = 24 if "--humble" in sys.argv else 16
+
+
 @dataclass
 class Gid_(IdlStruct, typename="rmw_dds_common::msg::dds_::Gid_"):
-    data: array[uint8, 16]
+    data: array[uint8, GID_SIZE]
 
 
 @dataclass
@@ -192,12 +210,12 @@ class ParticipantEntitiesInfo_(IdlStruct, typename="rmw_dds_common::msg::dds_::P
 
 def announce_node(participant, args, writers):
     """Publishes the participant's node on ros_discovery_info, as rmw_cyclonedds_cpp does
-    (reliable, transient local, keep last 1; Jazzy's 16-byte GIDs)."""
+    (reliable, transient local, keep last 1; Jazzy's 16-byte GIDs, Humble's 24 with --humble)."""
     topic = Topic(participant, "ros_discovery_info", ParticipantEntitiesInfo_)
     qos = Qos(Policy.Reliability.Reliable(duration(seconds=10)), Policy.Durability.TransientLocal,
               Policy.History.KeepLast(1))
     writer = DataWriter(participant, topic, qos=qos)
-    gid = lambda entity: Gid_(data=list(entity.guid.bytes))  # noqa: E731
+    gid = lambda entity: Gid_(data=list(entity.guid.bytes) + [0] * (GID_SIZE - 16))  # noqa: E731
     node = NodeEntitiesInfo_(node_namespace=args.namespace, node_name=args.node_name,
                              reader_gid_seq=[], writer_gid_seq=[gid(w) for w in writers])
     writer.write(ParticipantEntitiesInfo_(gid=gid(participant), node_entities_info_seq=[node]))
@@ -215,8 +233,14 @@ def graph(participant, args):
     told = set()
     deadline = time.monotonic() + args.timeout
     while len(told) < args.count and time.monotonic() < deadline:
-        for sample in reader.take(N=64):
-            if isinstance(sample, InvalidSample):
+        taken = ddspy_take(reader._ref, SampleState.Any | ViewState.Any | InstanceState.Any, 64)
+        for data, info in taken if not isinstance(taken, int) else []:
+            if not info.valid_data:
+                continue
+            try:
+                sample = ParticipantEntitiesInfo_.deserialize(data)
+            except Exception:  # noqa: BLE001 (the other distribution's GID size, as a real node drops it)
+                say("undecodable ros_discovery_info sample")
                 continue
             for node in sample.node_entities_info_seq:
                 line = (f"node {node.node_namespace} {node.node_name} "
@@ -257,51 +281,84 @@ def malformed(participant, args):
     del writer
 
 
+def pattern(length, seq):
+    """zshm's verifiable payload (`zshm::tools::pattern`, which `cam-latency --verify` checks):
+    the sequence number, then SplitMix64 words seeded with it."""
+    mask = (1 << 64) - 1
+    state = seq ^ 0x5A5A5A5AD00DF00D
+    words = bytearray(struct.pack("<Q", seq))
+    while len(words) < length:
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        words += struct.pack("<Q", z ^ (z >> 31))
+    return bytes(words[:length])
+
+
 def cloud(participant, args):
+    """Clouds serialized once and only stamped per message: the binding's generic path spends
+    tens of milliseconds per 7 MB cloud, which would swamp the latency being measured. The stamp
+    (header.stamp, bytes 4..12 after the encapsulation header) is written last, just before the
+    cloud goes to Cyclone, as a camera driver stamps a frame; frame_id carries the number, fixed
+    width, so the layout never moves."""
     point_step = 24
     fields = [
         PointField_(name=n, offset=o, datatype=7, count=1) for n, o in (("x", 0), ("y", 4), ("z", 8), ("rgb", 16))
     ]
-    payload = bytes(i % 251 for i in range(args.width * args.height * point_step))
+    payload = pattern(args.width * args.height * point_step, 1)
+    template = PointCloud2_(
+        header=Header_(stamp=Time_(sec=0, nanosec=0), frame_id="00000000"),
+        height=args.height,
+        width=args.width,
+        fields=fields,
+        is_bigendian=False,
+        point_step=point_step,
+        row_step=point_step * args.width,
+        data=payload,
+        is_dense=True,
+    )
+    buffer = bytearray(template.serialize())
+    buffer.extend(b"\0" * (-len(buffer) % 4))  # as DataWriter.write pads
 
-    def clouds():
-        for i in range(args.count):
-            now = time.time_ns()
-            yield PointCloud2_(
-                header=Header_(stamp=Time_(sec=now // 1_000_000_000, nanosec=now % 1_000_000_000), frame_id=f"{i}"),
-                height=args.height,
-                width=args.width,
-                fields=fields,
-                is_bigendian=False,
-                point_step=point_step,
-                row_step=point_step * args.width,
-                data=payload,
-                is_dense=True,
-            )
+    def write(writer, i):
+        buffer[16:24] = f"{i:08d}".encode()
+        now = time.time_ns()
+        buffer[4:12] = struct.pack("<iI", now // 1_000_000_000, now % 1_000_000_000)
+        ret = ddspy_write(writer._ref, buffer)
+        if ret < 0:
+            raise RuntimeError(f"dds_write: {ret}")
 
-    talk(participant, args, PointCloud2_, CLOUD_HASH, clouds())
+    talk(participant, args, PointCloud2_, CLOUD_HASH, range(args.count), write=write)
 
 
 def cloud_listener(participant, args):
+    """Takes clouds as raw CDR and reads only their stamp and number, so what it reports is the
+    time to arrive, not the binding's time to decode 7 MB."""
     topic = Topic(participant, args.topic, PointCloud2_)
     reader = DataReader(participant, topic, qos=qos(args, CLOUD_HASH))
     say("listening")
-    latencies, sizes = [], []
+    latencies, sizes, numbers = [], [], []
+    mask = SampleState.Any | ViewState.Any | InstanceState.Any
     deadline = time.monotonic() + args.timeout
     while len(latencies) < args.count and time.monotonic() < deadline:
-        for sample in reader.take(N=4):
-            if not hasattr(sample, "header"):
-                continue  # a writer left (Cyclone's InvalidSample), not a cloud
+        taken = ddspy_take(reader._ref, mask, 4)
+        for data, info in taken if not isinstance(taken, int) else []:
+            if not info.valid_data:
+                continue  # a writer left, not a cloud
             now = time.time_ns()
-            stamp = sample.header.stamp.sec * 1_000_000_000 + sample.header.stamp.nanosec
-            latencies.append((now - stamp) / 1e6)
-            sizes.append(len(sample.data))
-        time.sleep(0.001)
-    latencies.sort()
-    if latencies:
-        p50 = latencies[len(latencies) // 2]
-        mean = sum(latencies) / len(latencies)
-        say(f"clouds {len(latencies)} size {sizes[0]} mean {mean:.2f} ms p50 {p50:.2f} ms max {latencies[-1]:.2f} ms")
+            sec, nanosec = struct.unpack_from("<iI", data, 4)
+            latencies.append((now - (sec * 1_000_000_000 + nanosec)) / 1e6)
+            sizes.append(len(data))
+            numbers.append(int(bytes(data[16:24])))
+        time.sleep(0.0005)
+    lost = (numbers[-1] - numbers[0] + 1 - len(numbers)) if numbers else 0
+    ordered = sorted(latencies)
+    if ordered:
+        p50 = ordered[len(ordered) // 2]
+        mean = sum(ordered) / len(ordered)
+        say(f"clouds {len(ordered)} size {sizes[0]} lost {lost} mean {mean:.2f} ms p50 {p50:.2f} ms "
+            f"max {ordered[-1]:.2f} ms")
     sys.exit(0 if len(latencies) >= args.count else 1)
 
 
@@ -394,6 +451,8 @@ def main():
     parser.add_argument("--topic", default="rt/chatter")
     parser.add_argument("--node-name", help="talker: announce this ROS node on ros_discovery_info")
     parser.add_argument("--namespace", default="/", help="with --node-name")
+    parser.add_argument("--humble", action="store_true",
+                        help="ros_discovery_info with Humble's 24-byte GIDs (talker --node-name, graph)")
     parser.add_argument("--type-name", help="talker: publish String's layout under this DDS type name")
     parser.add_argument("--domain", type=int, default=0)
     parser.add_argument("--count", type=int, default=10)
