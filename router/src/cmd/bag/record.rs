@@ -75,7 +75,8 @@ struct TopicStats {
 struct Recorded {
     name: String,
     stats: Arc<TopicStats>,
-    _subscription: DynamicSubscription,
+    /// `None` when it could not be declared (the topic is in the bag, without messages).
+    _subscription: Option<DynamicSubscription>,
 }
 
 /// Records until a signal, `--duration`, or a write error.
@@ -140,7 +141,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let mut recorded: Vec<Recorded> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut refused: HashSet<(String, String)> = HashSet::new();
     let started = Instant::now();
     let deadline = args.duration.map(|d| tokio::time::Instant::now() + d);
     let mut progress = Progress::new();
@@ -164,23 +164,29 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if seen.contains_key(&endpoint.topic) {
                     continue;
                 }
-                match subscribe(&node, &endpoint, recorded.len(), &tx, &queued_heap, args.queue_bytes).await {
-                    Ok((topic, subscription, stats)) => {
-                        outln!("recording {} [{}]{}", topic.name, topic.type_name,
-                            if topic.definition.is_empty() { " (type unknown to zshm: recorded without its definition)" } else { "" });
-                        all_stats.lock().map_err(|_| anyhow::anyhow!("stats lock poisoned"))?.push(stats.clone());
-                        if tx.send_async(Item::Topic(topic)).await.is_err() {
-                            break "the writer stopped";
-                        }
-                        seen.insert(endpoint.topic.clone(), recorded.len());
-                        recorded.push(Recorded { name: endpoint.topic.clone(), stats, _subscription: subscription });
+                // The writer learns the topic before the subscription exists: its callback sends
+                // into the same queue, so a first message could otherwise overtake the topic.
+                let topic = bag_topic(&endpoint);
+                let index = recorded.len();
+                let (name, type_name, unknown) = (topic.name.clone(), topic.type_name.clone(), topic.definition.is_empty());
+                if tx.send_async(Item::Topic(topic)).await.is_err() {
+                    break "the writer stopped";
+                }
+                seen.insert(endpoint.topic.clone(), index);
+                let stats = Arc::new(TopicStats::default());
+                all_stats.lock().map_err(|_| anyhow::anyhow!("stats lock poisoned"))?.push(stats.clone());
+                let subscription = match subscribe(&node, &endpoint, index, &stats, &tx, &queued_heap, args.queue_bytes).await {
+                    Ok(subscription) => {
+                        outln!("recording {name} [{type_name}]{}",
+                            if unknown { " (type unknown to zshm: recorded without its definition)" } else { "" });
+                        Some(subscription)
                     }
                     Err(err) => {
-                        if refused.insert((endpoint.topic.clone(), endpoint.type_name.clone())) {
-                            tracing::warn!(topic = %endpoint.topic, "not recorded: {err:#}");
-                        }
+                        tracing::warn!(topic = %endpoint.topic, "not recorded (the bag lists it with no messages): {err:#}");
+                        None
                     }
-                }
+                };
+                recorded.push(Recorded { name: endpoint.topic.clone(), stats, _subscription: subscription });
             }
             _ = tick.tick() => {
                 progress.print(&recorded, started.elapsed());
@@ -218,15 +224,8 @@ fn default_dir() -> PathBuf {
     PathBuf::from(format!("rosbag2_{y:04}_{mo:02}_{d:02}-{h:02}_{mi:02}_{s:02}"))
 }
 
-/// Declares the subscription of one topic; its samples go to the queue as topic `index`.
-async fn subscribe(
-    node: &zshm::ros::Node,
-    endpoint: &EndpointInfo,
-    index: usize,
-    tx: &flume::Sender<Item>,
-    queued_heap: &Arc<AtomicUsize>,
-    queue_bytes: usize,
-) -> anyhow::Result<(Topic, DynamicSubscription, Arc<TopicStats>)> {
+/// What the bag says of the topic `endpoint` publishes.
+fn bag_topic(endpoint: &EndpointInfo) -> Topic {
     let type_name = zshm::ros::keyexpr::ros_type_name(&endpoint.type_name);
     let definition = match super::shipped_definition(&type_name) {
         Some((definition, _)) => definition,
@@ -238,19 +237,35 @@ async fn subscribe(
             String::new()
         }
     };
-    let topic = Topic {
+    Topic {
         name: endpoint.topic.clone(),
         type_name,
         definition,
         hash: endpoint.type_hash.clone(),
         qos_yaml: metadata::qos_yaml(&[endpoint.qos]),
-    };
+    }
+}
+
+/// Declares the subscription of one topic; its samples go to the queue as topic `index`.
+async fn subscribe(
+    node: &zshm::ros::Node,
+    endpoint: &EndpointInfo,
+    index: usize,
+    stats: &Arc<TopicStats>,
+    tx: &flume::Sender<Item>,
+    queued_heap: &Arc<AtomicUsize>,
+    queue_bytes: usize,
+) -> anyhow::Result<DynamicSubscription> {
     let ty = DynamicType {
         dds_name: endpoint.type_name.clone(),
         hash: endpoint.type_hash.clone(),
     };
-    let stats = Arc::new(TopicStats::default());
-    let (tx, heap, counters, name) = (tx.clone(), queued_heap.clone(), stats.clone(), topic.name.clone());
+    let (tx, heap, counters, name) = (
+        tx.clone(),
+        queued_heap.clone(),
+        stats.clone(),
+        endpoint.topic.clone(),
+    );
     let callback = move |sample: zshm::raw::RawSample| {
         let log_time = now_nanos();
         counters.received.fetch_add(1, Ordering::Relaxed);
@@ -291,11 +306,9 @@ async fn subscribe(
     }
     .durability(endpoint.qos.durability)
     .reliability(endpoint.qos.reliability);
-    let subscription = node
-        .create_dynamic_subscription(&endpoint.topic, &ty, qos, callback)
+    node.create_dynamic_subscription(&endpoint.topic, &ty, qos, callback)
         .await
-        .context("cannot subscribe")?;
-    Ok((topic, subscription, stats))
+        .context("cannot subscribe")
 }
 
 /// The writer thread: drains the queue into the bag; ends when every sender is gone.
