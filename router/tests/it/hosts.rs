@@ -262,8 +262,21 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
     for probe in [&probe_robot, &probe_station] {
         probe.wait_for_stdout("a first window", |l| l.contains("\"final\":false"));
     }
-    // The exporter learns each node's host from its report, which may come a scrape later than
-    // its first window: poll until both probes are there, then check everything at once.
+    // The exporter learns each node's host and counters from its report, which may come a scrape
+    // later than its first window: poll until both probes and the camera's SHM bytes are there,
+    // then check everything at once.
+    let camera_shm_of = |metrics: &str| {
+        sample(
+            metrics,
+            "zshm_payload_bytes_total",
+            &[
+                "direction=\"tx\"",
+                "path=\"shm\"",
+                "node=\"/sim_camera\"",
+                "host=\"robot-host\"",
+            ],
+        )
+    };
     let deadline = Instant::now() + Duration::from_secs(30);
     let metrics = loop {
         let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
@@ -271,7 +284,10 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
             let host = format!("host=\"{host}\"");
             sample(&metrics, "zshm_node_info", &["node=\"/cam_latency\"", &host]).is_some()
         };
-        if (probe_on("station-host") && probe_on("robot-host")) || Instant::now() > deadline {
+        let camera_reported = camera_shm_of(&metrics).is_some_and(|b| b > 0.0);
+        if (probe_on("station-host") && probe_on("robot-host") && camera_reported)
+            || Instant::now() > deadline
+        {
             break metrics;
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -292,16 +308,7 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
         &["node=\"/cam_latency\"", "host=\"robot-host\""],
     );
     assert_eq!(robot_probe, Some(1.0), "{metrics}");
-    let camera_shm = sample(
-        &metrics,
-        "zshm_payload_bytes_total",
-        &[
-            "direction=\"tx\"",
-            "path=\"shm\"",
-            "node=\"/sim_camera\"",
-            "host=\"robot-host\"",
-        ],
-    );
+    let camera_shm = camera_shm_of(&metrics);
     assert!(camera_shm.is_some_and(|b| b > 0.0), "{metrics}");
 
     for (name, probe, path) in [
@@ -314,7 +321,11 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
             let metrics = lab.fetch(0, "http://127.0.0.1:9477/metrics");
             metrics
                 .lines()
-                .filter(|l| l.contains("dropped_payload"))
+                .filter(|l| {
+                    ["dropped", "reclaimed", "fallbacks"]
+                        .iter()
+                        .any(|what| l.contains(what) && !l.starts_with('#') && !l.ends_with(" 0"))
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         };
@@ -327,8 +338,12 @@ fn a_robot_and_a_control_station_share_a_camera_over_mutual_tls() {
         assert_eq!(
             summary["lost"],
             0,
-            "{name}: contiguous sequence numbers: {summary}\n{}",
-            drops()
+            "{name}: contiguous sequence numbers: {summary}\n{}\n{}\n{}\n{}\n{}",
+            drops(),
+            camera.dump(),
+            probe.dump(),
+            robot.dump(),
+            station.dump()
         );
         assert_eq!(summary["shm_share"], path, "{name}: {summary}");
         eprintln!(
