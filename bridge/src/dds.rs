@@ -8,6 +8,7 @@
 
 use std::convert::Infallible;
 use std::net::IpAddr;
+use std::sync::Mutex;
 
 use rustdds::no_key::{Decode, DefaultDecoder, DeserializerAdapter, SerializerAdapter};
 use rustdds::policy::{Durability, History, Reliability};
@@ -209,6 +210,8 @@ pub enum DdsError {
 /// The bridge's participant and its publisher and subscriber.
 pub(crate) struct Dds {
     participant: DomainParticipant,
+    /// The participant's status events, read for the discovery of new participants.
+    status: Mutex<rustdds::DomainParticipantStatusListener>,
     publisher: rustdds::Publisher,
     subscriber: rustdds::Subscriber,
 }
@@ -234,11 +237,28 @@ impl Dds {
         let subscriber = participant
             .create_subscriber(&qos)
             .map_err(|e| create_error("subscriber", e))?;
+        let status = Mutex::new(participant.status_listener());
         Ok(Self {
             participant,
+            status,
             publisher,
             subscriber,
         })
+    }
+
+    /// Whether a new DDS participant was discovered since the last call: its writers and readers
+    /// may still be on their way through discovery.
+    pub fn participants_discovered(&self) -> bool {
+        use rustdds::StatusEvented;
+        let status = self.status.lock().unwrap_or_else(|e| e.into_inner());
+        let mut discovered = false;
+        while let Some(event) = status.try_recv_status() {
+            discovered |= matches!(
+                event,
+                rustdds::DomainParticipantStatusEvent::ParticipantDiscovered { .. }
+            );
+        }
+        discovered
     }
 
     /// The participant's GUID: the first 12 bytes (the prefix) are shared by its endpoints.

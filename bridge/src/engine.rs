@@ -42,6 +42,13 @@ use crate::stats::RouteStats;
 /// rmw_fastrtps_cpp announce a node when it is created, so this only delays DDS writers that
 /// are not ROS nodes' (or whose RMW announces nothing).
 const NODE_NAME_GRACE: Duration = Duration::from_secs(2);
+/// How long a topic route outlives the last endpoint it served on either side. A DDS writer
+/// that starts while an old writer of its topic is leaving matches the route's reader before
+/// RustDDS's discovery lists the new writer: removing the route at that moment took the reader
+/// from under the new writer, which lost what it wrote until the route came back (28 of 45
+/// clouds in `tools/bench_bridge.py`). Held this long, the route is still there when the new
+/// writer (or a new zenoh endpoint) shows up, and simply goes on.
+const ROUTE_HOLD: Duration = Duration::from_secs(3);
 /// How often DDS discovery is looked at (RustDDS keeps it; the bridge polls its snapshot).
 const DDS_POLL: Duration = Duration::from_millis(200);
 
@@ -287,6 +294,10 @@ pub struct Bridge {
     own_gids: OwnGids,
     said: HashSet<(String, String)>,
     failed: HashSet<RouteKey>,
+    /// The running topic routes nothing wants any more, and since when ([`ROUTE_HOLD`]).
+    unwanted_since: HashMap<RouteKey, Instant>,
+    /// When DDS discovery last reported a new participant.
+    participant_discovered: Option<Instant>,
     /// This bridge as other bridges see it, and since when it runs.
     me: Announcement,
     started: Instant,
@@ -432,6 +443,8 @@ impl Bridge {
             own_gids: OwnGids::default(),
             said: HashSet::new(),
             failed: HashSet::new(),
+            unwanted_since: HashMap::new(),
+            participant_discovered: None,
             me,
             started: Instant::now(),
             bridges,
@@ -471,13 +484,35 @@ impl Bridge {
     pub async fn reconcile(&mut self) -> Vec<RouteEvent> {
         let mut events = Vec::new();
         let wanted = self.wanted(&mut events);
-        let gone: Vec<RouteKey> = self
-            .routes
-            .keys()
-            .filter(|key| !wanted.contains_key(key))
-            .cloned()
-            .collect();
+        // A standby bridge gives its routes up at once: the active one carries them now, and
+        // both carrying them would deliver every message twice.
+        let active = matches!(self.role, Role::Active);
+        let now = Instant::now();
+        if self.dds.participants_discovered() {
+            self.participant_discovered = Some(now);
+        }
+        // A new participant's writers may have matched a held route's reader already, before
+        // RustDDS lists them (they follow its discovery by up to a second): removing the reader
+        // then would take it from under them. Held routes wait for discovery to settle.
+        let discovery_settling = self
+            .participant_discovered
+            .is_some_and(|at| now.duration_since(at) < NODE_NAME_GRACE);
+        self.unwanted_since.retain(|key, _| !wanted.contains_key(key));
+        let mut gone = Vec::new();
+        for (key, route) in &self.routes {
+            if wanted.contains_key(key) {
+                continue;
+            }
+            let since = *self.unwanted_since.entry(key.clone()).or_insert(now);
+            let held = active
+                && !route.info.direction.is_service()
+                && (now.duration_since(since) < ROUTE_HOLD || discovery_settling);
+            if !held {
+                gone.push(key.clone());
+            }
+        }
         for key in gone {
+            self.unwanted_since.remove(&key);
             if let Some(route) = self.routes.remove(&key) {
                 let summary = route.stats.summary();
                 events.push(RouteEvent::Down(route.info.clone(), summary));
@@ -1013,10 +1048,22 @@ impl Bridge {
         let dds_topic = names::dds_topic(&info.topic);
         let running = match info.direction {
             Direction::DdsToZenoh => {
-                let reader = self
+                let mut reader = self
                     .dds
                     .reader(&dds_topic, &info.dds_type, want.dds_qos)
                     .map_err(|e| e.to_string())?;
+                // A transient-local route wants the history; a volatile one only what comes.
+                let cached = if want.dds_qos.transient_local {
+                    Vec::new()
+                } else {
+                    let live: HashSet<rustdds::GUID> = self
+                        .dds
+                        .remote_writers()
+                        .iter()
+                        .map(|w| rustdds::GUID::from_bytes(w.guid))
+                        .collect();
+                    route::take_cached(&mut reader, &live, &checks)
+                };
                 (guid, is_writer) = (rustdds::RTPSEntity::guid(&reader).to_bytes(), false);
                 let publisher = node
                     .create_dynamic_publisher(&info.topic, &ty, want.zenoh_qos)
@@ -1030,7 +1077,7 @@ impl Bridge {
                     self.forwarded.entry(info.topic.clone()).or_default().clone()
                 };
                 Running::Publications(DdsToZenoh::start(
-                    reader,
+                    route::RouteReader { reader, cached },
                     publisher,
                     gid,
                     self.own_gids.clone(),

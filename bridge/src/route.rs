@@ -120,7 +120,7 @@ pub(crate) struct DdsToZenoh {
 
 impl DdsToZenoh {
     pub fn start(
-        reader: RawReader,
+        reader: RouteReader,
         publisher: DynamicPublisher,
         gid: Gid,
         own_gids: OwnGids,
@@ -128,9 +128,17 @@ impl DdsToZenoh {
         checks: Checks,
         forwarded: Forwarded,
     ) -> Self {
+        let RouteReader { reader, cached } = reader;
         own_gids.lock().unwrap_or_else(|e| e.into_inner()).insert(gid);
         let task = tokio::spawn(async move {
             publisher.wait_for_subscribers(MATCH_WAIT).await;
+            let mut in_this_route = std::collections::HashMap::new();
+            for sample in cached {
+                let raw = Self::accept(sample, &is_own_writer, &checks, &forwarded, &mut in_this_route);
+                if let Some(raw) = raw {
+                    forward_to_zenoh(&publisher, &checks, raw).await;
+                }
+            }
             let mut stream = reader.async_sample_stream();
             while let Some(item) = stream.next().await {
                 let sample = match item {
@@ -140,33 +148,113 @@ impl DdsToZenoh {
                         continue;
                     }
                 };
-                // What the bridge wrote itself on this topic (a route the other way) stays there.
-                if is_own_writer(sample.sample_info().writer_guid()) {
-                    continue;
+                let raw = Self::accept(sample, &is_own_writer, &checks, &forwarded, &mut in_this_route);
+                if let Some(raw) = raw {
+                    forward_to_zenoh(&publisher, &checks, raw).await;
                 }
-                let identity = sample.sample_info().sample_identity();
-                let seen = {
-                    let mut last = forwarded.lock().unwrap_or_else(|e| e.into_inner());
-                    match last.get(&identity.writer_guid) {
-                        Some(seen) if identity.sequence_number <= *seen => Some(*seen),
-                        _ => {
-                            last.insert(identity.writer_guid, identity.sequence_number);
-                            None
-                        }
-                    }
-                };
-                if let Some(seen) = seen {
-                    let detail = format!(
-                        "the DDS stack delivered it twice (writer {:?}, sample {:?}, {:?} forwarded already)",
-                        identity.writer_guid, identity.sequence_number, seen
-                    );
-                    checks.drop(DropReason::Duplicate, &detail);
-                    continue;
-                }
-                forward_to_zenoh(&publisher, &checks, sample.into_value()).await;
             }
         });
         Self { task, gid, own_gids }
+    }
+}
+
+impl DdsToZenoh {
+    /// The payload of `sample` when it is to be forwarded: not the bridge's own, not one
+    /// forwarded already (counted as a duplicate); a jump in its writer's sequence numbers is
+    /// counted as a gap.
+    fn accept(
+        sample: RawSample,
+        is_own_writer: &impl Fn(rustdds::GUID) -> bool,
+        checks: &Checks,
+        forwarded: &Forwarded,
+        in_this_route: &mut std::collections::HashMap<rustdds::GUID, rustdds::SequenceNumber>,
+    ) -> Option<RawCdr> {
+        // What the bridge wrote itself on this topic (a route the other way) stays there.
+        if is_own_writer(sample.sample_info().writer_guid()) {
+            return None;
+        }
+        let identity = sample.sample_info().sample_identity();
+        let seen = {
+            let mut last = forwarded.lock().unwrap_or_else(|e| e.into_inner());
+            match last.get(&identity.writer_guid) {
+                Some(seen) if identity.sequence_number <= *seen => Some(*seen),
+                _ => {
+                    last.insert(identity.writer_guid, identity.sequence_number);
+                    None
+                }
+            }
+        };
+        if let Some(seen) = seen {
+            let detail = format!(
+                "the DDS stack delivered it twice (writer {:?}, sample {:?}, {:?} forwarded already)",
+                identity.writer_guid, identity.sequence_number, seen
+            );
+            checks.drop(DropReason::Duplicate, &detail);
+            return None;
+        }
+        count_gap(
+            checks,
+            in_this_route,
+            identity.writer_guid,
+            identity.sequence_number,
+        );
+        Some(sample.into_value())
+    }
+}
+
+/// A route's new DDS reader, and what it held from before (see [`take_cached`]).
+pub(crate) struct RouteReader {
+    pub reader: RawReader,
+    /// Samples of live writers it already held, forwarded first.
+    pub cached: Vec<RawSample>,
+}
+
+/// A sample as the bridge's DDS readers take it.
+pub(crate) type RawSample = rustdds::no_key::DataSample<RawCdr>;
+
+/// Takes what a volatile route's brand-new reader already holds: RustDDS keeps a topic's last
+/// samples (64) for the participant's life and hands them to every new reader of the topic.
+/// Those of writers that are gone were written before the route existed and are not for it
+/// (a camera's clouds from seconds ago, published as new): dropped, counted as stale. Those of
+/// live writers are returned, to be forwarded first (the ones forwarded by an earlier route
+/// are then told apart by their sequence numbers). Called right after the reader is created,
+/// before anything can have reached it.
+pub(crate) fn take_cached(
+    reader: &mut RawReader,
+    live_writers: &HashSet<rustdds::GUID>,
+    checks: &Checks,
+) -> Vec<RawSample> {
+    let mut kept = Vec::new();
+    while let Ok(Some(sample)) = reader.take_next_sample() {
+        if live_writers.contains(&sample.sample_info().writer_guid()) {
+            kept.push(sample);
+        } else {
+            checks.drop(
+                DropReason::Stale,
+                "written before this route existed, by a writer that is gone; RustDDS's topic cache handed it over",
+            );
+        }
+    }
+    kept
+}
+
+/// Counts the samples a writer's sequence numbers skipped since this route last heard it. Only
+/// within a route's life: what a volatile writer wrote before the route's reader matched it, or
+/// between two routes of its topic, was never meant for the bridge.
+fn count_gap(
+    checks: &Checks,
+    in_this_route: &mut std::collections::HashMap<rustdds::GUID, rustdds::SequenceNumber>,
+    writer: rustdds::GUID,
+    sequence_number: rustdds::SequenceNumber,
+) {
+    if let Some(previous) = in_this_route.insert(writer, sequence_number) {
+        let (from, to) = (i64::from(previous), i64::from(sequence_number));
+        if let Ok(skipped @ 1..) = u64::try_from(to - from - 1) {
+            let detail = format!("writer {writer:?} went from sample {from} to {to}");
+            checks
+                .stats
+                .dropped_many(&checks.name, DropReason::DdsGap, skipped, &detail);
+        }
     }
 }
 

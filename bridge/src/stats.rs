@@ -32,6 +32,12 @@ pub enum DropReason {
     /// A DDS sample the DDS stack handed over a second time (same writer, same sequence
     /// number, e.g. after a retransmission under load): forwarded once only.
     Duplicate,
+    /// A DDS writer's sequence numbers jumped: the DDS stack never handed the samples in between
+    /// to the bridge (they were lost on the way, or the writer had let them go when asked again).
+    DdsGap,
+    /// A sample RustDDS's topic cache kept from before a volatile route's reader existed: not
+    /// for that route.
+    Stale,
 }
 
 impl DropReason {
@@ -47,6 +53,8 @@ impl DropReason {
             DropReason::SendFailed => "send_failed",
             DropReason::NoReply => "no_reply",
             DropReason::Duplicate => "duplicate",
+            DropReason::DdsGap => "dds_gap",
+            DropReason::Stale => "stale",
         }
     }
 
@@ -63,6 +71,12 @@ impl DropReason {
             DropReason::QueueFull => "the DDS readers do not keep up; lower the rate or use best effort",
             DropReason::SendFailed => "see the error logged with it",
             DropReason::Duplicate => "nothing: the first copy was forwarded",
+            DropReason::Stale => "nothing: a volatile route starts with what is written after it",
+            DropReason::DdsGap => {
+                "the DDS side lost them before the bridge got them: a best-effort or keep-last writer \
+                 under load, or a writer that joined while the bridge's reader existed (README, \
+                 \"Bridging DDS\")"
+            }
             DropReason::NoReply => {
                 "the server is slow, refused the request or left; the caller got its own timeout"
             }
@@ -87,10 +101,16 @@ impl RouteStats {
 
     /// Counts a drop; logs the first of each reason for `route`.
     pub fn dropped(&self, route: &str, reason: DropReason, detail: &str) {
+        self.dropped_many(route, reason, 1, detail);
+    }
+
+    /// Counts `n` drops of one cause (the samples a gap skipped); logs the first of each reason.
+    pub fn dropped_many(&self, route: &str, reason: DropReason, n: u64, detail: &str) {
         let mut drops = self.drops.lock().unwrap_or_else(|e| e.into_inner());
         let count = drops.entry(reason).or_insert(0);
-        *count += 1;
-        if *count == 1 {
+        let first = *count == 0;
+        *count += n;
+        if first {
             tracing::warn!(
                 route,
                 reason = reason.label(),
