@@ -420,3 +420,25 @@ impl Drop for ZenohToDds {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jump_in_a_writers_sequence_numbers_is_counted_once_per_missing_sample() {
+        let stats = Arc::new(RouteStats::default());
+        let checks = Checks::new("/t", stats.clone(), None, None);
+        let mut in_this_route = std::collections::HashMap::new();
+        let writer = rustdds::GUID::from_bytes([7; 16]);
+        for sn in [3i64, 4, 7, 8, 10] {
+            count_gap(
+                &checks,
+                &mut in_this_route,
+                writer,
+                rustdds::SequenceNumber::from(sn),
+            );
+        }
+        assert_eq!(stats.drops().get(&DropReason::DdsGap), Some(&3), "5, 6 and 9");
+    }
+}
