@@ -62,10 +62,19 @@ pub struct RawPublisher {
     lane: Option<Arc<LaneRoute>>,
 }
 
-#[derive(Debug)]
 enum Sender {
     Plain(zenoh::pubsub::Publisher<'static>),
     Advanced(zenoh_ext::AdvancedPublisher<'static>),
+}
+
+// By hand: zenoh-ext 1.9's AdvancedPublisher has no Debug.
+impl std::fmt::Debug for Sender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sender::Plain(publisher) => f.debug_tuple("Plain").field(publisher).finish(),
+            Sender::Advanced(publisher) => f.debug_tuple("Advanced").field(&publisher.key_expr()).finish(),
+        }
+    }
 }
 
 impl Session {

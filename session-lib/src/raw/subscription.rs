@@ -73,10 +73,19 @@ pub struct RawCallbackSubscription {
 }
 
 /// The zenoh subscriber behind a zshm one; undeclared when dropped.
-#[derive(Debug)]
 enum Receiver {
     Plain(#[allow(dead_code)] zenoh::pubsub::Subscriber<()>),
     Advanced(#[allow(dead_code)] zenoh_ext::AdvancedSubscriber<()>),
+}
+
+// By hand: zenoh-ext 1.9's AdvancedSubscriber has no Debug.
+impl std::fmt::Debug for Receiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Receiver::Plain(subscriber) => f.debug_tuple("Plain").field(subscriber).finish(),
+            Receiver::Advanced(_) => f.write_str("Advanced"),
+        }
+    }
 }
 
 /// How a subscription receives.

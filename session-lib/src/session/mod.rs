@@ -26,7 +26,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use self::lane::LaneSlot;
-use self::links::{LinkShmProblem, LinkWatch};
+pub use self::links::LinkShmProblem;
+use self::links::LinkWatch;
 use self::report::{Histograms, ReportSource};
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
 use crate::lane::{LaneContext, LaneStatus, LaneUnavailable};
@@ -372,6 +373,12 @@ impl Session {
         self.shared.links.as_ref().and_then(|watch| watch.last())
     }
 
+    /// The problem of the link to the process `zid` (a zenoh id), if that link was found
+    /// carrying copies over TCP although this process has shared memory.
+    pub fn shm_link_problem_of(&self, zid: &str) -> Option<LinkShmProblem> {
+        self.shared.links.as_ref().and_then(|watch| watch.of(zid))
+    }
+
     /// The SHM pool, when shared memory is active.
     pub fn shm_pool(&self) -> Option<&Arc<ShmPool>> {
         self.shared.pool.as_ref()
@@ -479,14 +486,14 @@ impl Session {
 mod tests {
     use super::*;
 
-    /// The retry without SHM depends on the words of zenoh's error: pin them to what zenoh 1.10.2
+    /// The retry without SHM depends on the words of zenoh's error: pin them to what zenoh
     /// really says when it cannot create a segment (here one far larger than any machine maps).
     #[test]
     fn zenoh_segment_errors_are_recognised_as_shm_errors() {
         use zenoh::Wait;
-        let err = zenoh::shm::ShmProviderBuilder::default_backend(1 << 50)
-            .wait()
-            .expect_err("no machine maps a 1 PiB segment");
+        let Err(err) = zenoh::shm::ShmProviderBuilder::default_backend(1 << 50).wait() else {
+            panic!("no machine maps a 1 PiB segment");
+        };
         let text = err.to_string();
         assert!(mentions_shm(&text), "zenoh's words changed: {text}");
         crate::shm::cleanup_orphaned_segments();

@@ -37,7 +37,6 @@ const ALLOCATOR_HEADROOM: usize = 64 << 10;
 type Provider = Arc<ShmProvider<PosixShmProviderBackend>>;
 
 /// The pool a session's loans come from.
-#[derive(Debug)]
 pub struct ShmPool {
     max_size: usize,
     current: Mutex<Option<(Provider, usize)>>,
@@ -47,6 +46,16 @@ pub struct ShmPool {
     /// Set when the files of this process's segments were removed under it (see
     /// [`ShmPool::create_whole`]): no more pools are created.
     segments_removed: AtomicBool,
+}
+
+// By hand: zenoh 1.9's provider backend has no Debug.
+impl std::fmt::Debug for ShmPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShmPool")
+            .field("max_size", &self.max_size)
+            .field("size", &self.size())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ShmPool {

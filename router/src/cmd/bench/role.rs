@@ -186,7 +186,7 @@ async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         .await
         .zenoh_context("cannot declare the publisher")?;
     let provider = if args.mode.shm() {
-        session.get_shm_provider().await
+        super::shared::implicit_shm_provider(&session).await
     } else {
         None
     };

@@ -218,3 +218,23 @@ pub fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
     shape.row_step = data_len as u32;
     (shape, data_len)
 }
+
+/// The plain zenoh session's own SHM provider, for the `zenoh-shm` baseline: `None` when the
+/// session's shared memory is off or failed.
+///
+/// zenoh 1.9 creates it lazily and only reports its state (1.10 made it awaitable), so this waits
+/// for it to leave `Initializing`, 10 s at most.
+pub async fn implicit_shm_provider(
+    session: &zenoh::Session,
+) -> Option<std::sync::Arc<zenoh::shm::ShmProvider<zenoh::shm::PosixShmProviderBackend>>> {
+    use zenoh::shm::ShmProviderState;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match session.get_shm_provider() {
+            ShmProviderState::Initializing if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(10)).await
+            }
+            state => return state.into_option(),
+        }
+    }
+}

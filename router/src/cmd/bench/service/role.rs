@@ -153,8 +153,7 @@ async fn zenoh_server(args: &ServiceArgs) -> anyhow::Result<()> {
     let session = zenoh_session(args).await?;
     let provider = if args.mode.shm() {
         Some(
-            session
-                .get_shm_provider()
+            crate::cmd::bench::shared::implicit_shm_provider(&session)
                 .await
                 .context("zenoh has no SHM provider")?,
         )

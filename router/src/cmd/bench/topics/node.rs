@@ -160,8 +160,7 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
     }
     let provider = if args.mode.shm() {
         Some(
-            session
-                .get_shm_provider()
+            crate::cmd::bench::shared::implicit_shm_provider(&session)
                 .await
                 .context("zenoh has no SHM provider")?,
         )
