@@ -12,7 +12,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
-    init_tracing();
+    support::logging::init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => return report(&anyhow::Error::new(err).context("cannot start the async runtime")),
@@ -25,23 +25,6 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => report(&err),
     }
-}
-
-/// The log filter when `RUST_LOG` is unset. zenoh_config warns about two keys that rmw_zenoh's
-/// templates still carry (`routing/router/peers_failover_brokering`, `routing/peer/mode`); our
-/// configs keep them so they stay drop-in for rmw_zenoh, so that warning is silenced by default.
-const DEFAULT_LOG_FILTER: &str = "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error";
-
-/// Logs go to stderr, filtered by `RUST_LOG`, coloured only on a terminal.
-fn init_tracing() {
-    use std::io::IsTerminal;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
 }
 
 /// Prints the error chain and picks the exit code: 2 for bad input, 1 for anything else, 0 for a

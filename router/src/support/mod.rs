@@ -1,6 +1,6 @@
 //! What the subcommands share that is not a command: opening sessions from the common flags,
 //! message definitions for schemas, the graph for the `topic` commands, waiting for
-//! SIGINT/SIGTERM, pacing loops, child processes, the metrics endpoint with its status page, and
+//! SIGINT/SIGTERM, pacing loops, child processes, the log output, the metrics endpoint with its status page, and
 //! reading it back. Nothing here imports from `cmd`.
 
 pub mod children;
@@ -8,6 +8,7 @@ pub mod conn_guard;
 pub mod definitions;
 pub mod fibonacci;
 pub mod graph;
+pub mod logging;
 pub mod metrics_http;
 pub mod out;
 pub mod scrape;
