@@ -163,7 +163,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         if let Some(report) = outcome.closed_window {
             if !std::mem::replace(&mut path_said, true) {
-                say_which_path(node.session(), &report);
+                say_which_path(&node, &topic, &report, probe.network_before_shm()).await;
             }
             print_report(&args, &topic, &report, None);
         }
@@ -178,7 +178,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let total = probe.total(Instant::now());
     if !path_said && total.received > 0 {
-        say_which_path(node.session(), &total);
+        say_which_path(&node, &topic, &total, probe.network_before_shm()).await;
     }
     let bounded = args.count.is_some() || args.duration.is_some();
     if bounded {
@@ -195,29 +195,53 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Says once which path the messages took: never "shared memory" when nothing came through it,
-/// and the cause when this process could have received through it but did not.
-fn say_which_path(session: &zshm::Session, report: &WindowReport) {
-    let share = report.shm_share();
-    if share >= 1.0 {
-        let lane = 100.0 * report.lane_share();
+/// and the cause when this process could have received through it but did not: the link to the
+/// topic's publisher as the session found it (another user, shared memory off, another zenoh).
+async fn say_which_path(node: &Node, topic: &str, report: &WindowReport, network_before_shm: u64) {
+    let session = node.session();
+    let lane = 100.0 * report.lane_share();
+    let network = report.received - report.shm;
+    if network == 0 {
         eprintln!(
             "zshm cam-latency: messages arrive through shared memory ({lane:.0}% through the same-host lane)"
         );
         return;
     }
-    let percent = 100.0 * share;
-    let why = match (session.shm_status().is_active(), session.shm_link_problem()) {
-        (false, _) => format!("this process has shared memory {}", session.shm_status()),
-        (true, Some(problem)) => format!("{problem}; fix: {}", problem.remedy()),
-        (true, None) => {
-            "the publisher sends copies (its shared memory is off, it runs on another host, or its \
-                         messages are below its SHM threshold)"
-                .to_owned()
+    if network == network_before_shm {
+        eprintln!(
+            "zshm cam-latency: messages arrive through shared memory ({lane:.0}% through the same-host lane); \
+             the first {network} arrived over the network, before the publisher's shared memory was ready \
+             (zenoh creates its pool on first use)"
+        );
+        return;
+    }
+    let percent = 100.0 * report.shm_share();
+    let why = if !session.shm_status().is_active() {
+        format!("this process has shared memory {}", session.shm_status())
+    } else {
+        match publisher_link_problem(node, topic).await {
+            Some(problem) => format!("{problem}; fix: {}", problem.remedy()),
+            None => "the publisher sends copies (its shared memory is off, it runs on another host, or its \
+                     messages are below its SHM threshold)"
+                .to_owned(),
         }
     };
     eprintln!(
         "zshm cam-latency: {percent:.0}% of messages arrive through shared memory, the rest over the network: {why}"
     );
+}
+
+/// The problem the session found on the link to a publisher of `topic`, if any.
+async fn publisher_link_problem(node: &Node, topic: &str) -> Option<zshm::session::LinkShmProblem> {
+    let session = node.session();
+    let graph = zshm::ros::graph::snapshot(session, node.info().domain, Duration::from_secs(2))
+        .await
+        .ok()?;
+    graph
+        .endpoints
+        .iter()
+        .filter(|e| e.kind == zshm::ros::liveliness::EntityKind::Publisher && e.topic == topic)
+        .find_map(|publisher| session.shm_link_problem_of(&publisher.node.zid))
 }
 
 /// Observations waiting for the main loop at most.

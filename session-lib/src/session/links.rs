@@ -1,7 +1,9 @@
 //! Which links to other processes on this host carry shared memory, and why not when they do
 //! not. zenoh negotiates SHM per link when it opens: if the other process cannot map this one's
-//! segments (or the reverse), the link silently carries copies over TCP. The classic case is two
-//! users on one host: zenoh creates segments with mode 0600, private to their owner.
+//! segments (or the reverse), or speaks another version of the handshake, the link silently
+//! carries copies over TCP. The classic cases are two users on one host (zenoh creates segments
+//! with mode 0600, private to their owner) and two zenoh lines (1.10 against an earlier release,
+//! [`crate::shm::compat`]): the other process's zenoh version is read from its admin space.
 //!
 //! The session watches its links: a link to this host whose transport is not SHM, while this
 //! process has shared memory, is counted and logged once per cause with its fix, and its cause
@@ -10,7 +12,9 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use crate::shm::compat::{VersionMismatch, ZenohVersion};
 use crate::stats::{LinkShmCause, SessionStats};
 
 /// Why a link to a process on this host carries no shared memory.
@@ -22,6 +26,9 @@ pub struct LinkShmProblem {
     pub cause: LinkShmCause,
     /// With [`LinkShmCause::OtherUser`]: the owners (uids) of segments this user cannot map.
     pub other_uids: Vec<u32>,
+    /// The other process's zenoh, when its admin space said (with [`LinkShmCause::ZenohVersion`]
+    /// it always did).
+    pub peer_zenoh: Option<ZenohVersion>,
 }
 
 impl fmt::Display for LinkShmProblem {
@@ -36,33 +43,68 @@ impl fmt::Display for LinkShmProblem {
             LinkShmCause::PeerWithoutShm => write!(
                 f,
                 "the link to {} carries copies over TCP: that process has shared memory off (its config, --no-shm, \
-                 or its own fallback)",
-                self.peer
+                 or its own fallback){}",
+                self.peer,
+                self.peer_zenoh
+                    .map(|v| format!("; it runs zenoh {v}, which can share memory with this one"))
+                    .unwrap_or_default()
             ),
+            LinkShmCause::ZenohVersion => match self.mismatch() {
+                Some(mismatch) => write!(f, "the link to {} carries copies over TCP: {mismatch}", self.peer),
+                None => write!(
+                    f,
+                    "the link to {} carries copies over TCP: its zenoh differs",
+                    self.peer
+                ),
+            },
         }
     }
 }
 
 impl LinkShmProblem {
     /// What to do about it.
-    pub fn remedy(&self) -> &'static str {
-        self.cause.remedy()
+    pub fn remedy(&self) -> String {
+        match self.mismatch() {
+            Some(mismatch) => mismatch.remedy(),
+            None => self.cause.remedy().to_owned(),
+        }
+    }
+
+    fn mismatch(&self) -> Option<VersionMismatch> {
+        let theirs = self.peer_zenoh?;
+        (self.cause == LinkShmCause::ZenohVersion).then_some(VersionMismatch {
+            ours: ZenohVersion::ours(),
+            theirs,
+        })
     }
 }
 
 /// What the watcher shares with the session.
 #[derive(Debug, Default)]
 pub(crate) struct LinkWatch {
-    last: Mutex<Option<LinkShmProblem>>,
+    problems: Mutex<Vec<LinkShmProblem>>,
     seen: Mutex<HashSet<String>>,
 }
 
 impl LinkWatch {
+    /// The last problem found.
     pub(crate) fn last(&self) -> Option<LinkShmProblem> {
-        self.last
+        self.problems
             .lock()
-            .expect("no panics while holding the link problem")
-            .clone()
+            .expect("no panics while holding the link problems")
+            .last()
+            .cloned()
+    }
+
+    /// The problem of the link to `peer` (a zenoh id), if it has one.
+    pub(crate) fn of(&self, peer: &str) -> Option<LinkShmProblem> {
+        self.problems
+            .lock()
+            .expect("no panics while holding the link problems")
+            .iter()
+            .rev()
+            .find(|p| p.peer == peer)
+            .cloned()
     }
 }
 
@@ -100,24 +142,54 @@ pub(crate) async fn watch(
                 continue;
             };
             if !shm {
-                record(&watch, &stats, &dev_shm, zid.to_string());
+                let peer_zenoh = peer_zenoh_version(&session, &zid.to_string()).await;
+                record(&watch, &stats, &dev_shm, zid.to_string(), peer_zenoh);
             }
         }
     });
     Ok((state, task.abort_handle()))
 }
 
-fn record(watch: &LinkWatch, stats: &SessionStats, dev_shm: &std::path::Path, peer: String) {
-    if !watch
-        .seen
-        .lock()
-        .expect("no panics while holding the seen set")
-        .insert(peer.clone())
+/// How long the other process's admin space is asked for its version.
+const VERSION_QUERY_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The zenoh version the process `zid` reports in its admin space (`@/<zid>/<whatami>`), if it
+/// answers: rmw_zenoh's configs and zshm's enable the admin space; others may not.
+pub(crate) async fn peer_zenoh_version(session: &zenoh::Session, zid: &str) -> Option<ZenohVersion> {
+    let selector = format!("@/{zid}/*");
+    crate::telemetry::query_all(session, &selector, VERSION_QUERY_TIMEOUT)
+        .await
+        .iter()
+        .find_map(|sample| version_of(&sample.payload().to_bytes()))
+}
+
+/// The `version` of an admin-space reply (`{"zid": …, "version": "v1.8.0-… built with …", …}`).
+pub(crate) fn version_of(reply: &[u8]) -> Option<ZenohVersion> {
+    let json: serde_json::Value = serde_json::from_slice(reply).ok()?;
+    ZenohVersion::parse(json.get("version")?.as_str()?)
+}
+
+fn record(
+    watch: &LinkWatch,
+    stats: &SessionStats,
+    dev_shm: &std::path::Path,
+    peer: String,
+    peer_zenoh: Option<ZenohVersion>,
+) {
     {
-        return;
+        let mut seen = watch.seen.lock().expect("no panics while holding the seen set");
+        if seen.len() >= SEEN_BOUND {
+            // Forgetting old peers only risks counting a link twice; the set stays bounded.
+            seen.clear();
+        }
+        if !seen.insert(peer.clone()) {
+            return;
+        }
     }
     let other_uids = crate::shm::usage::foreign_segment_owners(dev_shm);
-    let cause = if other_uids.is_empty() {
+    let cause = if peer_zenoh.is_some_and(|theirs| !ZenohVersion::ours().shares_memory_with(theirs)) {
+        LinkShmCause::ZenohVersion
+    } else if other_uids.is_empty() {
         LinkShmCause::PeerWithoutShm
     } else {
         LinkShmCause::OtherUser
@@ -126,10 +198,11 @@ fn record(watch: &LinkWatch, stats: &SessionStats, dev_shm: &std::path::Path, pe
         peer,
         cause,
         other_uids,
+        peer_zenoh,
     };
     if stats.link_without_shm(cause) {
         match cause {
-            LinkShmCause::OtherUser => tracing::warn!(
+            LinkShmCause::OtherUser | LinkShmCause::ZenohVersion => tracing::warn!(
                 cause = cause.label(),
                 "{problem}; fix: {} (counted; later links are not logged)",
                 problem.remedy()
@@ -140,11 +213,22 @@ fn record(watch: &LinkWatch, stats: &SessionStats, dev_shm: &std::path::Path, pe
             ),
         }
     }
-    *watch
-        .last
+    let mut problems = watch
+        .problems
         .lock()
-        .expect("no panics while holding the link problem") = Some(problem);
+        .expect("no panics while holding the link problems");
+    if problems.len() == KEPT_PROBLEMS {
+        problems.remove(0);
+    }
+    problems.push(problem);
 }
+
+/// Link problems kept for [`LinkWatch::of`]: a router sees a new zenoh id for every restart of
+/// every node, so the list is bounded (each cause stays counted in the stats).
+const KEPT_PROBLEMS: usize = 64;
+
+/// Peers remembered as already recorded, at most.
+const SEEN_BOUND: usize = 4096;
 
 /// A link to this host: over loopback, or a local socket.
 fn same_host(link: &zenoh::session::Link) -> bool {

@@ -6,6 +6,7 @@
 //! the session opens: zshm puts every large message in shared memory itself, and zenoh's pool
 //! would pin its full size in /dev/shm and in locked memory in every process, publishing or not.
 
+pub mod compat;
 pub mod preflight;
 pub mod usage;
 

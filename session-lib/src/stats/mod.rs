@@ -109,17 +109,25 @@ pub enum LinkShmCause {
     OtherUser,
     /// The other process has shared memory off.
     PeerWithoutShm,
+    /// The other process runs a zenoh whose shared-memory handshake differs from this one's
+    /// (zenoh 1.10 against an earlier release, see [`crate::shm::compat`]).
+    ZenohVersion,
 }
 
 impl LinkShmCause {
     /// Every variant, in label order.
-    pub const ALL: [LinkShmCause; 2] = [LinkShmCause::OtherUser, LinkShmCause::PeerWithoutShm];
+    pub const ALL: [LinkShmCause; 3] = [
+        LinkShmCause::OtherUser,
+        LinkShmCause::PeerWithoutShm,
+        LinkShmCause::ZenohVersion,
+    ];
 
     /// The Prometheus `reason` label.
     pub fn label(self) -> &'static str {
         match self {
             LinkShmCause::OtherUser => "other_user",
             LinkShmCause::PeerWithoutShm => "peer_without_shm",
+            LinkShmCause::ZenohVersion => "zenoh_version",
         }
     }
 
@@ -132,6 +140,9 @@ impl LinkShmCause {
             LinkShmCause::PeerWithoutShm => {
                 "enable transport/shared_memory in that process's config (`zshm doctor` shows which side has it off)"
             }
+            LinkShmCause::ZenohVersion => {
+                "run processes of one zenoh line on both sides (`zshm doctor` names each process's zenoh)"
+            }
         }
     }
 
@@ -139,6 +150,7 @@ impl LinkShmCause {
         match self {
             LinkShmCause::OtherUser => 0,
             LinkShmCause::PeerWithoutShm => 1,
+            LinkShmCause::ZenohVersion => 2,
         }
     }
 }
@@ -211,7 +223,7 @@ pub struct SessionStats {
     received_net_bytes: AtomicU64,
     dropped: [AtomicU64; 3],
     fallbacks: [AtomicU64; 3],
-    links_without_shm: [AtomicU64; 2],
+    links_without_shm: [AtomicU64; LinkShmCause::ALL.len()],
     overflows: [AtomicU64; 5],
     reclaimed: AtomicU64,
     lane: LaneStats,
@@ -254,6 +266,9 @@ pub struct StatsSnapshot {
     pub links_without_shm_other_user: u64,
     /// Links to processes of this host that carry no SHM because those have it off.
     pub links_without_shm_peer_off: u64,
+    /// Links to processes of this host that carry no SHM because those run a zenoh whose
+    /// shared-memory handshake differs.
+    pub links_without_shm_zenoh_version: u64,
     /// Samples dropped by RELIABLE, KEEP_LAST subscriptions whose callback did not keep up.
     pub overflow_keep_last_reliable: u64,
     /// Samples dropped by BEST_EFFORT, KEEP_LAST subscriptions whose callback did not keep up.
@@ -287,6 +302,7 @@ impl StatsSnapshot {
         match cause {
             LinkShmCause::OtherUser => self.links_without_shm_other_user,
             LinkShmCause::PeerWithoutShm => self.links_without_shm_peer_off,
+            LinkShmCause::ZenohVersion => self.links_without_shm_zenoh_version,
         }
     }
 
@@ -382,6 +398,7 @@ impl SessionStats {
             fallback_alloc_failed: get(&self.fallbacks[2]),
             links_without_shm_other_user: get(&self.links_without_shm[0]),
             links_without_shm_peer_off: get(&self.links_without_shm[1]),
+            links_without_shm_zenoh_version: get(&self.links_without_shm[2]),
             overflow_keep_last_reliable: get(&self.overflows[0]),
             overflow_keep_last_best_effort: get(&self.overflows[1]),
             overflow_keep_all_reliable: get(&self.overflows[2]),

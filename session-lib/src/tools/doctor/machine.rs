@@ -114,16 +114,18 @@ pub(super) fn other_users(dir: &Path, wanted: bool) -> Check {
     )
 }
 
-pub(super) async fn router_reachable(session: &ResolvedConfig) -> Check {
+/// The router check, and the endpoint where the router answered.
+pub(super) async fn router_reachable(session: &ResolvedConfig) -> (Check, Option<String>) {
     const NAME: &str = "router";
     let endpoints = connect_endpoints(&session.zenoh);
     if endpoints.is_empty() {
-        return Check::new(
+        let check = Check::new(
             NAME,
             Severity::Warn,
             "the session config connects to no router",
             Some("set connect/endpoints, e.g. [\"tcp/localhost:7447\"]".into()),
         );
+        return (check, None);
     }
     for endpoint in &endpoints {
         let Some(address) = endpoint
@@ -134,15 +136,17 @@ pub(super) async fn router_reachable(session: &ResolvedConfig) -> Check {
         };
         let connect = tokio::net::TcpStream::connect(address.to_owned());
         if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(1), connect).await {
-            return Check::new(NAME, Severity::Ok, format!("reachable at {endpoint}"), None);
+            let check = Check::new(NAME, Severity::Ok, format!("reachable at {endpoint}"), None);
+            return (check, Some(endpoint.clone()));
         }
     }
-    Check::new(
+    let check = Check::new(
         NAME,
         Severity::Warn,
         format!("nothing answers at {}", endpoints.join(", ")),
         Some("start it: `just router` or `zshm router` (or rmw_zenohd)".into()),
-    )
+    );
+    (check, None)
 }
 
 /// `connect/endpoints` as a flat list, whether plain or per mode (`{peer: [...], ...}`).

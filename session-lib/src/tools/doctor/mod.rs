@@ -4,12 +4,14 @@
 //! workshop's mistakes): configs that do not load or enable SHM on one side only, a missing,
 //! read-only or small /dev/shm (Docker's default is 64 MB), a locked-memory limit below the pool
 //! (zenoh mlocks every segment), stale segments, no router, a bad `ROS_DOMAIN_ID`, and a wall
-//! clock that cannot timestamp latency (`machine.rs`); for the same-host lane, whether it is on
-//! and works for this user here (`lane.rs`); and the security posture of both configs:
+//! clock that cannot timestamp latency (`machine.rs`); the zenoh of each running process behind
+//! the router, which must share memory with this zshm's (`peers.rs`); for the same-host lane,
+//! whether it is on and works for this user here (`lane.rs`); and the security posture of both configs:
 //! authentication, the TLS files, a router open to the network, access control (`security.rs`).
 
 mod lane;
 mod machine;
+mod peers;
 mod security;
 
 use std::path::PathBuf;
@@ -91,7 +93,11 @@ pub async fn examine(patient: &Patient) -> Vec<Check> {
         checks.push(lane::lane(&patient.env, session, &patient.dev_shm));
     }
     if let Some(session) = session {
-        checks.push(router_reachable(session).await);
+        let (router, endpoint) = router_reachable(session).await;
+        checks.push(router);
+        if let Some(endpoint) = endpoint {
+            checks.push(peers::zenoh_versions(session, &endpoint).await);
+        }
     }
     checks.push(domain_id(&patient.env));
     checks.push(clock());

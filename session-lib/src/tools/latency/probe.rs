@@ -43,6 +43,10 @@ pub struct Probe {
     started: Instant,
     received: u64,
     implausible_reported: bool,
+    /// Samples that came over the network before the first one through shared memory, and
+    /// whether one has come through it yet.
+    network_before_shm: u64,
+    shm_seen: bool,
 }
 
 impl Probe {
@@ -56,12 +60,18 @@ impl Probe {
             started: now,
             received: 0,
             implausible_reported: false,
+            network_before_shm: 0,
+            shm_seen: false,
         }
     }
 
     /// Adds one observation.
     pub fn observe(&mut self, obs: Observation) -> Outcome {
         self.received += 1;
+        if obs.path == DataPath::Network && !self.shm_seen {
+            self.network_before_shm += 1;
+        }
+        self.shm_seen |= obs.path != DataPath::Network;
         let lost = self.loss.record(obs.publisher, obs.sequence_number);
         self.run.add(obs.at, obs.latency_ns, lost, obs.path, obs.bytes);
         let verdict = StampVerdict::of(obs.latency_ns);
@@ -78,6 +88,13 @@ impl Probe {
     /// Samples received so far.
     pub fn received(&self) -> u64 {
         self.received
+    }
+
+    /// Samples that came over the network before the first one through shared memory: with
+    /// every later one through it, the publisher's shared memory was not ready for its first
+    /// messages (zenoh, and so rmw_zenoh, creates its pool lazily, on first use).
+    pub fn network_before_shm(&self) -> u64 {
+        if self.shm_seen { self.network_before_shm } else { 0 }
     }
 
     /// Messages the publishers sent before the first one received from each
