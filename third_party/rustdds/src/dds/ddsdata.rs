@@ -20,6 +20,8 @@ pub enum DDSData {
   DisposeByKey {
     change_kind: ChangeKind,
     key: SerializedPayload,
+    // zshm patch: the key's hash, sent as PID_KEY_HASH beside the key (PATCHES.md, 3).
+    key_hash: Option<KeyHash>,
   },
   DisposeByKeyHash {
     change_kind: ChangeKind,
@@ -32,7 +34,24 @@ impl DDSData {
     Self::Data { serialized_payload }
   }
   pub fn new_disposed_by_key(change_kind: ChangeKind, key: SerializedPayload) -> Self {
-    Self::DisposeByKey { change_kind, key }
+    Self::DisposeByKey {
+      change_kind,
+      key,
+      key_hash: None,
+    }
+  }
+
+  // zshm patch: a dispose that also carries its key hash (PATCHES.md, 3).
+  pub fn new_disposed_by_key_with_hash(
+    change_kind: ChangeKind,
+    key: SerializedPayload,
+    key_hash: KeyHash,
+  ) -> Self {
+    Self::DisposeByKey {
+      change_kind,
+      key,
+      key_hash: Some(key_hash),
+    }
   }
 
   pub fn new_disposed_by_key_hash(change_kind: ChangeKind, key_hash: KeyHash) -> Self {

@@ -135,10 +135,20 @@ impl ReaderProxy {
 
 impl From<RtpsReaderProxy> for ReaderProxy {
   fn from(rtps_reader_proxy: RtpsReaderProxy) -> Self {
+    // zshm patch: the loopback locators are advertised locators too. RtpsReaderProxy keeps them
+    // apart (used only once the peer is confirmed same-host); dropping them here lost them from
+    // the discovery DB, so a reader announcing only shared memory and 127.0.0.1 (Fast DDS in a
+    // host or namespace whose only interface is loopback) was never sent anything.
+    let expects_inline_qos = rtps_reader_proxy.expects_inline_qos();
+    let unicast_locator_list = rtps_reader_proxy
+      .unicast_locator_list
+      .into_iter()
+      .chain(rtps_reader_proxy.loopback_unicast_locators)
+      .collect();
     Self {
       remote_reader_guid: rtps_reader_proxy.remote_reader_guid,
-      expects_inline_qos: rtps_reader_proxy.expects_inline_qos(),
-      unicast_locator_list: rtps_reader_proxy.unicast_locator_list,
+      expects_inline_qos,
+      unicast_locator_list,
       multicast_locator_list: rtps_reader_proxy.multicast_locator_list,
     }
   }

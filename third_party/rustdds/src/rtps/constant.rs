@@ -84,7 +84,14 @@ pub const DATAGRAM_HEADER_OVERHEAD: usize = 48;
 // Readers (v2.5 Section 8.4.14.1.1), so this is a constant and must NOT be
 // varied per peer. Per-peer path MTU only controls how many fragments we pack
 // into each DATAFRAG submessage / datagram, never the fragment size itself.
-pub const FRAGMENT_SIZE: usize = 256;
+// zshm patch: 64000 instead of 256. With 256-byte fragments a 7 MB sample is 28,800 fragments,
+// and a reader that lost part of them (a receiver whose socket buffer is the system default,
+// as Fast DDS's is) asks again for at most 256 of them per NACK_FRAG, which RustDDS repairs one
+// fragment per submessage: a 7 MB PointCloud2 to an rclpy subscription on Fast DDS never
+// completed. 64000 is what Fast DDS itself uses on UDP (a fragment per datagram of at most
+// 65500 bytes, IP-fragmented where the path MTU is smaller) and Cyclone DDS's large-data
+// setting; a 7 MB sample is then 116 fragments, all of them in one NACK_FRAG.
+pub const FRAGMENT_SIZE: usize = 64000;
 
 /// Convert an interface MTU into the RTPS-message (UDP payload) budget usable
 /// for submessage/fragment packing: `mtu - DATAGRAM_HEADER_OVERHEAD`, floored

@@ -278,7 +278,14 @@ impl MessageBuilder {
     match cache_change.data_value {
       DDSData::Data { .. } => (), // data sample, not dispose
 
-      DDSData::DisposeByKey { .. } => {
+      DDSData::DisposeByKey { key_hash, .. } => {
+        // zshm patch: the key hash beside the key (PATCHES.md, 3).
+        if let Some(key_hash) = key_hash {
+          param_list.push(Parameter {
+            parameter_id: ParameterId::PID_KEY_HASH,
+            value: key_hash.to_vec(),
+          });
+        }
         param_list.push(Parameter::create_pid_status_info_parameter(
           /* disposed */ true, /* unregistered */ true, /* filtered */ false,
         ));

@@ -832,9 +832,13 @@ where
       data: (),
     })?; // serialize key
 
-    let ddsdata = DDSData::new_disposed_by_key(
+    // zshm patch: the key hash goes too (inline PID_KEY_HASH). Fast DDS takes a key-only
+    // payload longer than 16 bytes for no key at all, so without it a disposed SEDP endpoint
+    // of RustDDS stayed matched in Fast DDS until the participant left (PATCHES.md, 3).
+    let ddsdata = DDSData::new_disposed_by_key_with_hash(
       ChangeKind::NotAliveDisposed,
       SerializedPayload::new_from_bytes(SA::output_encoding(), send_buffer),
+      crate::dds::key::Key::hash_key(key, false),
     );
     let timeout = self.qos().reliable_max_blocking_time().map(|d| d.to_std());
     match self
