@@ -1174,9 +1174,11 @@ impl Bridge {
                     &self.node,
                     &info.topic,
                     &ty,
-                    writer,
-                    reader,
-                    info.framing.unwrap_or(Framing::RequestHeader),
+                    crate::service::DdsServerSide {
+                        writer,
+                        reader,
+                        framing: info.framing.unwrap_or(Framing::RequestHeader),
+                    },
                     self.own_gids.clone(),
                     counters,
                 )

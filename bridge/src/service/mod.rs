@@ -71,6 +71,18 @@ async fn wait_matched(writer: &RawWriter, reader: Option<&RawReader>) {
     }
 }
 
+/// A reply's key and fields when it answers one of the bridge's requests, `None` when it answers
+/// another client's, or why it cannot be read.
+type Answer<'a> = Result<Option<(i64, &'a [u8])>, (DropReason, String)>;
+
+/// The bridge's DDS side of a service it offers on zenoh: its request writer (`rq/…`), its reply
+/// reader (`rr/…`) and how the DDS server frames them.
+pub(crate) struct DdsServerSide {
+    pub writer: RawWriter,
+    pub reader: RawReader,
+    pub framing: Framing,
+}
+
 /// The bridge as a DDS client of one service: how it frames its requests and which replies
 /// answer them.
 struct DdsClient {
@@ -128,11 +140,7 @@ impl DdsClient {
 
     /// The key and the fields of a reply to one of this client's requests; `None` for replies
     /// to other clients.
-    fn answer<'a>(
-        &self,
-        related: Option<rustdds::SampleIdentity>,
-        raw: &'a RawCdr,
-    ) -> Result<Option<(i64, &'a [u8])>, (DropReason, String)> {
+    fn answer<'a>(&self, related: Option<rustdds::SampleIdentity>, raw: &'a RawCdr) -> Answer<'a> {
         match self.framing {
             Framing::RequestHeader => {
                 let (header, body) = RequestHeader::split(raw)?;
@@ -161,18 +169,21 @@ pub(crate) struct ZenohToDdsServer {
 
 impl ZenohToDdsServer {
     /// Offers `name` of type `ty` on zenoh through `node` and forwards its requests to DDS
-    /// through `writer` (on `rq/…`), answering them from `reader` (on `rr/…`). Requests from the
+    /// through `dds`'s writer (on `rq/…`), answering them from its reader (on `rr/…`). Requests from the
     /// bridge's own clients (GIDs in `own_gids`) are not sent back to DDS.
     pub async fn start(
         node: &zshm::ros::Node,
         name: &str,
         ty: &zshm::ros::dynamic::DynamicType,
-        writer: RawWriter,
-        reader: RawReader,
-        framing: Framing,
+        dds: DdsServerSide,
         own_gids: OwnGids,
         counters: Counters,
     ) -> Result<Self, zshm::ros::NodeError> {
+        let DdsServerSide {
+            writer,
+            reader,
+            framing,
+        } = dds;
         let (queue, mut requests) = tokio::sync::mpsc::channel::<DynamicRequest>(QUEUE);
         let refused = counters.clone();
         let service = node
