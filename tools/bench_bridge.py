@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""The bridge's big-message benchmark (issue 20 §4): a 7 MB PointCloud2 at 15 Hz from a DDS
-camera (Cyclone DDS, `router/tests/interop/dds_peer.py cloud`), received
+"""The bridge's big-message benchmark (issues 20 and 28): a 7 MB PointCloud2 at 15 Hz from a DDS
+camera, `--peer cyclone` (Cyclone DDS, `router/tests/interop/dds_peer.py cloud`) or `--peer
+fastdds` (a real rclpy node on Fast DDS, ROS 2's default, `rclpy_peer.py cloud`), received
 
-  dds     by a DDS reader (the same peer, `cloud-listener`): the DDS-to-DDS baseline;
+  dds     by a DDS reader of the same kind (`cloud-listener`): the DDS-to-DDS baseline (between
+          two Fast DDS nodes of one host that is Fast DDS's shared memory);
   bridge  through `zshm bridge` by `zshm cam-latency` (shared memory on the zenoh side).
 
 Modes alternate in interleaved rounds (the order flips every round) and the medians of the rounds'
 p50 and mean are compared, so the machine's drift hits both modes alike. The bridge runs for the
 whole benchmark; its CPU per cloud is read from /proc over the bridge rounds only.
 
-Everything runs in a network namespace of its own (loopback only, multicast on): no DDS packet
-leaves the machine. Needs root (ip netns), the release build (`cargo build --release`) and the
-test venv (`tools/test.sh` makes it).
+Everything runs in a network namespace of its own (loopback only, multicast on) and a private
+/dev/shm: no DDS packet leaves the machine, and Fast DDS's segments go with the benchmark. Needs
+root (ip netns, unshare), the release build (`cargo build --release`), the test venv and, for
+`--peer fastdds`, the Jazzy prefix (`tools/test.sh` makes both; `ZSHM_ROS2=$(tools/ros2/setup.sh |
+tail -n 1)`). The bridge's resident memory (now and at its peak) is printed at the end.
 
-Usage: sudo .venv/bin/python tools/bench_bridge.py [--rounds 5] [--count 45] [--rate 15]
+Usage: sudo .venv/bin/python tools/bench_bridge.py [--peer cyclone|fastdds] [--rounds 5] [--count 45]
+       [--rate 15]
 """
 
 import argparse
@@ -26,6 +31,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER = os.path.join(ROOT, "router/tests/interop/dds_peer.py")
+RCLPY_PEER = os.path.join(ROOT, "router/tests/interop/rclpy_peer.py")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -60,7 +66,13 @@ def main():
     parser.add_argument("--rate", type=float, default=15)
     parser.add_argument("--zshm", default=os.path.join(ROOT, "target/release/zshm"))
     parser.add_argument("--bridge-log", default="/tmp/bench_bridge.log", help="the bridge's stderr")
+    parser.add_argument("--peer", choices=["cyclone", "fastdds"], default="cyclone")
     args = parser.parse_args()
+    # A private /dev/shm for everything below (Fast DDS finds its peers through segments there).
+    if os.environ.get("BENCH_BRIDGE_PRIVATE_SHM") != "1":
+        os.environ["BENCH_BRIDGE_PRIVATE_SHM"] = "1"
+        os.execvp("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable, *sys.argv])
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4g", "tmpfs", "/dev/shm"], check=True)
 
     ns = f"zshm-bench-bridge-{os.getpid()}"
     netns(ns)
@@ -72,7 +84,12 @@ def main():
         started.append(proc)
         return proc
 
-    camera = [sys.executable, PEER, "cloud", "--topic", "rt/camera/points", "--count", str(args.count),
+    if args.peer == "cyclone":
+        python, peer, topic = sys.executable, PEER, "rt/camera/points"
+    else:
+        python = os.path.join(os.environ["ZSHM_ROS2"], "bin/python")
+        peer, topic = RCLPY_PEER, "/camera/points"
+    camera = [python, peer, "cloud", "--topic", topic, "--count", str(args.count),
               "--rate", str(args.rate), "--keep-all", "--timeout", "60"]
     try:
         # The namespace has ports of its own, so the router can take rmw_zenoh's default one.
@@ -95,7 +112,8 @@ def main():
             order = ("dds", "bridge") if round_ % 2 == 0 else ("bridge", "dds")
             for mode in order:
                 if mode == "dds":
-                    listener = spawn([sys.executable, PEER, "cloud-listener", "--topic", "rt/camera/points",
+                    extra = ["--no-verify"] if args.peer == "fastdds" else []
+                    listener = spawn([python, peer, "cloud-listener", "--topic", topic, *extra,
                                       "--count", str(args.count), "--keep-all", "--timeout", "60"])
                     wait_line(listener, "listening")
                     talker = spawn(camera, stderr=subprocess.DEVNULL)
@@ -135,10 +153,11 @@ def main():
                 print(f"round {round_ + 1} {mode:6} n={row['n']} lost={row['lost']} mean={row['mean']:.2f} ms "
                       f"p50={row['p50']:.2f} ms max={row['max']:.2f} ms shm={100 * row['shm']:.0f}%", flush=True)
         print()
-        print("| mode | clouds | lost | p50 (median of rounds) | mean (median) | SHM share |")
+        print("| mode | clouds received (of sent) | lost, as counted by the receiver | p50 (median of rounds) "
+              "| mean (median) | SHM share |")
         print("|---|---|---|---|---|---|")
         for mode, rows in results.items():
-            print(f"| {mode} | {sum(r['n'] for r in rows)} | {sum(r['lost'] for r in rows)} | "
+            print(f"| {mode} | {sum(r['n'] for r in rows)} of {args.count * len(rows)} | {sum(r['lost'] for r in rows)} | "
                   f"{statistics.median(r['p50'] for r in rows):.2f} ms | "
                   f"{statistics.median(r['mean'] for r in rows):.2f} ms | "
                   f"{100 * min(r['shm'] for r in rows):.0f}% |")
@@ -149,6 +168,12 @@ def main():
         if bridge_clouds:
             print(f"bridge CPU: {1000 * bridge_cpu / bridge_clouds:.2f} ms per cloud "
                   f"({100 * bridge_cpu * args.rate / bridge_clouds:.0f}% of a core at {args.rate:g} Hz)")
+        with open(f"/proc/{bridge.pid}/status") as status:
+            memory = {k: v.split()[0] for k, v in (line.split(":", 1) for line in status) if k in ("VmRSS", "VmHWM")}
+        print(f"bridge memory: RSS {int(memory['VmRSS']) / 1024:.0f} MiB now, {int(memory['VmHWM']) / 1024:.0f} MiB "
+              f"at its peak")
+        with open("/proc/loadavg") as load:
+            print(f"load average at the end: {load.read().split()[:3]}")
     finally:
         for proc in reversed(started):
             if proc.poll() is None:

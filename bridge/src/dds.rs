@@ -110,6 +110,47 @@ fn user_data_octets(value: &[u8]) -> Vec<u8> {
         .map_or_else(|| value.to_vec(), |n| rest[..n].to_vec())
 }
 
+/// The DDS implementation of a participant, from its SPDP data (`PID_VENDORID`, the vendor ids
+/// the OMG assigns), or the first two bytes of its GUID prefix (RTPS 2.3 §9.3.1.5 has vendors
+/// put their id there, and Fast DDS does) while its SPDP data has not been read yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Vendor {
+    /// eProsima Fast DDS (0x010f): rmw_fastrtps_cpp, ROS 2's default middleware.
+    FastDds,
+    /// Eclipse Cyclone DDS (0x0110): rmw_cyclonedds_cpp.
+    CycloneDds,
+    /// Another vendor.
+    Other([u8; 2]),
+    /// Not known yet.
+    Unknown,
+}
+
+impl Vendor {
+    fn from_id(id: [u8; 2]) -> Self {
+        match id {
+            [0x01, 0x0f] => Vendor::FastDds,
+            [0x01, 0x10] => Vendor::CycloneDds,
+            [0, 0] => Vendor::Unknown,
+            other => Vendor::Other(other),
+        }
+    }
+
+    /// What the GUID prefix alone says: only Fast DDS is known to put its id there.
+    fn from_prefix(prefix: &[u8]) -> Self {
+        match prefix {
+            [0x01, 0x0f, ..] => Vendor::FastDds,
+            _ => Vendor::Unknown,
+        }
+    }
+}
+
+/// The 12 bytes of `guid`'s prefix (RustDDS does not export its prefix type).
+fn prefix_bytes(guid: &GUID) -> [u8; 12] {
+    let mut prefix = [0; 12];
+    prefix.copy_from_slice(&guid.to_bytes()[..12]);
+    prefix
+}
+
 /// A DDS reader or writer another participant announced.
 #[derive(Debug, Clone)]
 pub(crate) struct RemoteEndpoint {
@@ -122,6 +163,8 @@ pub(crate) struct RemoteEndpoint {
     pub participant: String,
     /// Its GUID, as `ros_discovery_info` names it.
     pub guid: [u8; 16],
+    /// Its participant's DDS implementation.
+    pub vendor: Vendor,
 }
 
 /// DDS endpoints as discovered, held for [`Lingering::HOLD`] after they drop out of RustDDS's
@@ -212,6 +255,8 @@ pub(crate) struct Dds {
     participant: DomainParticipant,
     /// The participant's status events, read for the discovery of new participants.
     status: Mutex<rustdds::DomainParticipantStatusListener>,
+    /// The vendor of every participant discovered, by GUID prefix.
+    vendors: Mutex<std::collections::HashMap<[u8; 12], Vendor>>,
     publisher: rustdds::Publisher,
     subscriber: rustdds::Subscriber,
 }
@@ -241,6 +286,7 @@ impl Dds {
         Ok(Self {
             participant,
             status,
+            vendors: Mutex::default(),
             publisher,
             subscriber,
         })
@@ -253,12 +299,26 @@ impl Dds {
         let status = self.status.lock().unwrap_or_else(|e| e.into_inner());
         let mut discovered = false;
         while let Some(event) = status.try_recv_status() {
-            discovered |= matches!(
-                event,
-                rustdds::DomainParticipantStatusEvent::ParticipantDiscovered { .. }
-            );
+            if let rustdds::DomainParticipantStatusEvent::ParticipantDiscovered { dpd } = event {
+                discovered = true;
+                self.vendors
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(prefix_bytes(&dpd.guid), Vendor::from_id(dpd.vendor_id.vendor_id));
+            }
         }
         discovered
+    }
+
+    /// The DDS implementation of the participant of `guid`.
+    pub fn vendor(&self, guid: GUID) -> Vendor {
+        let known = self
+            .vendors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&prefix_bytes(&guid))
+            .copied();
+        known.unwrap_or_else(|| Vendor::from_prefix(guid.prefix.as_ref()))
     }
 
     /// The participant's GUID: the first 12 bytes (the prefix) are shared by its endpoints.
@@ -290,6 +350,7 @@ impl Dds {
                     user_data: user_data_octets(&w.user_data),
                     participant: crate::peers::hex(w.writer_proxy.remote_writer_guid.prefix.as_ref()),
                     guid: w.writer_proxy.remote_writer_guid.to_bytes(),
+                    vendor: self.vendor(w.writer_proxy.remote_writer_guid),
                 }
             })
             .collect()
@@ -312,6 +373,7 @@ impl Dds {
                     user_data: user_data_octets(&r.user_data),
                     participant: crate::peers::hex(r.reader_proxy.remote_reader_guid.prefix.as_ref()),
                     guid: r.reader_proxy.remote_reader_guid.to_bytes(),
+                    vendor: self.vendor(r.reader_proxy.remote_reader_guid),
                 }
             })
             .collect()
@@ -370,6 +432,7 @@ mod tests {
             user_data: Vec::new(),
             participant: "01".into(),
             guid,
+            vendor: Vendor::Unknown,
         }
     }
 

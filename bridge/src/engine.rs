@@ -34,6 +34,7 @@ use crate::names::{self, TypeHashSource};
 use crate::peers::{self, Announcement, Role};
 use crate::ros_graph::{self, DdsNodes, NodeName};
 use crate::route::{self, Checks, DdsToZenoh, OwnGids, ZenohToDds};
+use crate::service::framing::Framing;
 use crate::service::{Counters, DdsToZenohServer, ZenohToDdsServer};
 use crate::stats::RouteStats;
 
@@ -128,13 +129,15 @@ pub struct RouteInfo {
     pub reliable: bool,
     /// Transient local on the publishing side.
     pub transient_local: bool,
+    /// A service route's framing on DDS, as its DDS endpoints' RMW frames requests and replies.
+    pub framing: Option<Framing>,
 }
 
 impl std::fmt::Display for RouteInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} [{}] {} ({}, {}; type hash from {})",
+            "{} [{}] {} ({}, {}; type hash from {}",
             self.topic,
             ros_type_name(&self.dds_type),
             self.direction,
@@ -145,7 +148,11 @@ impl std::fmt::Display for RouteInfo {
                 "volatile"
             },
             self.hash_source.label()
-        )
+        )?;
+        if let Some(framing) = self.framing {
+            write!(f, "; {}", framing.label())?;
+        }
+        f.write_str(")")
     }
 }
 
@@ -834,6 +841,7 @@ impl Bridge {
                 hash_source,
                 reliable,
                 transient_local,
+                framing: None,
             };
             let dds_qos = DdsQos {
                 reliable,
@@ -887,6 +895,7 @@ impl Bridge {
                 hash_source: TypeHashSource::Zenoh,
                 reliable: qos.reliability == Reliability::Reliable,
                 transient_local,
+                framing: None,
             };
             // The writer is reliable whatever the zenoh publisher is: a reliable writer serves
             // reliable and best-effort readers alike (zenoh-bridge-ros2dds does the same, #23).
@@ -991,6 +1000,28 @@ impl Bridge {
                     continue;
                 }
                 let reliable = all_reliable(&service, dds_writers) && all_reliable(&service, dds_readers);
+                // The DDS side's requests: read by its servers, written by its clients.
+                let requests = names::dds_service_topics(&service).0;
+                let request_endpoints = if direction == Direction::ToDdsServer {
+                    dds_readers
+                } else {
+                    dds_writers
+                };
+                let framings: BTreeSet<Framing> = request_endpoints
+                    .iter()
+                    .filter(|e| e.topic == requests)
+                    .map(|e| Framing::of_vendor(e.vendor))
+                    .collect();
+                // A request goes to every server at once, in one framing: servers of both RMWs
+                // on one service cannot all be answered (DDS clients are read one by one).
+                if direction == Direction::ToDdsServer && framings.len() > 1 {
+                    self.say_once(
+                        events,
+                        &service,
+                        "DDS servers of both rmw_fastrtps_cpp and rmw_cyclonedds_cpp serve it: requests go in rmw_fastrtps_cpp's framing, which the others' servers cannot read".into(),
+                    );
+                }
+                let framing = framings.iter().max().copied().unwrap_or(Framing::RequestHeader);
                 let info = RouteInfo {
                     direction,
                     topic: service.clone(),
@@ -999,6 +1030,7 @@ impl Bridge {
                     hash_source: TypeHashSource::Zenoh,
                     reliable,
                     transient_local: false,
+                    framing: Some(framing),
                 };
                 let dds_qos = DdsQos {
                     reliable,
@@ -1142,8 +1174,11 @@ impl Bridge {
                     &self.node,
                     &info.topic,
                     &ty,
-                    writer,
-                    reader,
+                    crate::service::DdsServerSide {
+                        writer,
+                        reader,
+                        framing: info.framing.unwrap_or(Framing::RequestHeader),
+                    },
                     self.own_gids.clone(),
                     counters,
                 )
@@ -1164,12 +1199,13 @@ impl Bridge {
                 .create_dynamic_client(&info.topic, &ty)
                 .await
                 .map_err(|e| e.to_string())?;
-            let dds = self.dds.clone();
+            let (dds, vendors) = (self.dds.clone(), self.dds.clone());
             Running::ZenohServer(DdsToZenohServer::start(
                 client,
                 reader,
                 writer,
                 move |guid| dds.is_own(guid),
+                move |guid| vendors.vendor(guid),
                 self.own_gids.clone(),
                 counters,
             ))

@@ -10,23 +10,27 @@
 //! CDR bytes pass through unchanged; only the 4-byte encapsulation header is rebuilt, because
 //! RustDDS hands over and takes the body and the representation identifier separately.
 //!
-//! Services are routed too, both ways (rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics
-//! with rmw_cyclonedds_cpp's request header), and so actions, which are services and topics.
-//! What it is not (yet): rmw_fastrtps_cpp's services (the request identity travels in the RTPS
-//! sample identity), and the reverse of `ros_discovery_info` (rmw_zenoh nodes' names on DDS:
-//! DDS tools see the bridge's participant). See the README's "Bridging DDS".
+//! Services are routed too, both ways (rmw_zenoh queries ↔ DDS `rq/`/`rr/` topics), each DDS
+//! endpoint spoken to in its own RMW's framing ([`Framing`]: rmw_fastrtps_cpp's sample identity
+//! for Fast DDS peers, rmw_cyclonedds_cpp's request header for the others), and so parameters
+//! and actions, which are services and topics. The bridge writes its own `ros_discovery_info`,
+//! so DDS tools see the rmw_zenoh nodes behind its endpoints. See the README's "Bridging DDS".
 //!
 //! ## Why RustDDS
 //!
-//! The issue (20) weighed RustDDS (pure Rust) against cyclors (Cyclone DDS's C library through
-//! bindings, what zenoh-bridge-ros2dds uses, needing cmake and clang). RustDDS keeps the
-//! README's set-up commands as they are, and against Cyclone DDS 11.0.1 (its Python binding,
-//! in a network namespace, this 2-core VM) it did what the bridge needs: std_msgs/String both
-//! ways byte-exact and in order, reliable 7.0 MiB PointCloud2 (fragmented) 10 of 10 with none
-//! lost, discovery to a route in 1.3–2.9 s. Its weak spots, each handled or said: best-effort
-//! 7 MiB samples from Cyclone arrive 0 of 10 (a lost fragment loses the sample; the socket
-//! buffer is capped by `net.core.rmem_max`), it sends no USER_DATA of its own (the bridge's
-//! writers carry no `typehash`), it does not hand over the encapsulation's option bytes, and
+//! Issues 20 and 28 weighed RustDDS (pure Rust) against the Cyclone DDS C library through
+//! bindings (cyclors, what zenoh-bridge-ros2dds uses; it needs cmake and clang and has no API
+//! for an RTPS sample's `related_sample_identity`, without which rmw_fastrtps_cpp's services
+//! cannot be spoken, zenoh-plugin-ros2dds#492) and Dust DDS. RustDDS exposes the sample identity
+//! both ways, keeps the README's set-up commands as they are, and with three fixes carried in
+//! `third_party/rustdds` (see its `PATCHES.md`: loopback locators of discovered readers, 64000-
+//! byte fragments, key hashes in disposes) does what the bridge needs with real rclpy nodes on
+//! Fast DDS and with Cyclone DDS: topics both ways byte-exact and in order, 7 MB clouds both ways,
+//! services, parameters and actions both ways (the tests in `router/tests/it/bridge/`). Its weak
+//! spots, each handled or said: best-effort 7 MiB samples arrive only if no fragment is lost
+//! (the socket buffer is capped by `net.core.rmem_max`), it sends no USER_DATA of its own (the
+//! bridge's writers carry no `typehash`), it does not hand over the encapsulation's option
+//! bytes, SEDP carries no history depth (DDS endpoints' depth is unknown to the bridge), and
 //! `DataWriter::get_matched_subscriptions` is a placeholder that panics (the bridge reads the
 //! writer's match events instead).
 //!
@@ -55,3 +59,4 @@ pub mod stats;
 pub use config::{BridgeConfig, ConfigError, Kind};
 pub use dds::DdsError;
 pub use engine::{Bridge, BridgeError, Direction, RouteEvent, RouteInfo};
+pub use service::framing::Framing;

@@ -90,12 +90,16 @@ pub fn service_message_types(service_type: &str) -> (String, String) {
     (format!("{base}_Request_"), format!("{base}_Response_"))
 }
 
-/// True for ROS message type names as DDS carries them (`pkg::msg::dds_::Type_`).
+/// True for ROS message type names as DDS carries them (`pkg::msg::dds_::Type_`), and for an
+/// action's feedback message, the one message of an action that travels on a topic of its own
+/// type (`pkg::action::dds_::Type_FeedbackMessage_` on `rt/<action>/_action/feedback`; its
+/// status uses `action_msgs::msg::dds_::GoalStatusArray_`).
 pub fn is_ros_message_type(dds_type: &str) -> bool {
-    match dds_type.split_once("::msg::dds_::") {
+    let named = |separator: &str| match dds_type.split_once(separator) {
         Some((package, name)) => !package.is_empty() && name.len() > 1 && name.ends_with('_'),
         None => false,
-    }
+    };
+    named("::msg::dds_::") || (named("::action::dds_::") && dds_type.ends_with("_FeedbackMessage_"))
 }
 
 /// Where a route's type hash came from.
@@ -237,6 +241,12 @@ mod tests {
             "example_interfaces::srv::dds_::AddTwoInts_Request_"
         ));
         assert!(!is_ros_message_type("ShapeType"));
+        assert!(is_ros_message_type(
+            "action_tutorials_interfaces::action::dds_::Fibonacci_FeedbackMessage_"
+        ));
+        assert!(!is_ros_message_type(
+            "action_tutorials_interfaces::action::dds_::Fibonacci_SendGoal_Request_"
+        ));
         assert!(!is_ros_message_type("std_msgs::msg::dds_::String"));
     }
 

@@ -371,23 +371,7 @@ impl ZenohToDds {
         let stopping = stop.clone();
         let worker = std::thread::Builder::new()
             .name("bridge-to-dds".into())
-            .spawn(move || {
-                wait_for_a_reader(&writer, &stopping);
-                while !stopping.load(Ordering::Relaxed) {
-                    match queue.recv_timeout(Duration::from_millis(100)) {
-                        Ok(raw) => {
-                            let len = 4 + raw.body.len();
-                            match writer.write(raw, None) {
-                                Ok(()) => checks.stats.forwarded(len),
-                                Err(err) => checks.drop(DropReason::SendFailed, &format!("DDS write: {err}")),
-                            }
-                        }
-                        Err(RecvTimeoutError::Timeout) => {}
-                        Err(RecvTimeoutError::Disconnected) => break,
-                    }
-                }
-                drop(writer);
-            })?;
+            .spawn(move || write_to_dds(&writer, &queue, &checks, &stopping))?;
         Ok(Self {
             subscription: Some(subscription),
             stop,
@@ -396,18 +380,74 @@ impl ZenohToDds {
     }
 }
 
+/// How long a route that goes waits for the DDS readers to acknowledge what it wrote last.
+const ACK_WAIT: Duration = Duration::from_secs(1);
+
+/// The writer thread of a zenoh -> DDS route. A message is counted as forwarded once written
+/// while a DDS reader matched the writer; with none, it is dropped (`no_dds_reader`). What
+/// reliable readers had not acknowledged when the route went is counted `unacknowledged`, so
+/// a route whose readers never got anything (a reader whose locators the bridge cannot reach)
+/// never ends with "no drops".
+fn write_to_dds(writer: &RawWriter, queue: &Receiver<RawCdr>, checks: &Checks, stopping: &AtomicBool) {
+    use rustdds::{DataWriterStatus, StatusEvented};
+    let mut matched = wait_for_a_reader(writer, stopping);
+    // Messages written since the readers last had everything acknowledged.
+    let mut unacknowledged = 0u64;
+    let mut last_check = Instant::now();
+    while !stopping.load(Ordering::Relaxed) {
+        while let Some(status) = writer.try_recv_status() {
+            if let DataWriterStatus::PublicationMatched { current, .. } = status {
+                matched = current.count() > 0;
+            }
+        }
+        match queue.recv_timeout(Duration::from_millis(100)) {
+            Ok(_) if !matched => checks.drop(
+                DropReason::NoDdsReader,
+                "no DDS reader matches the bridge's writer (it left, or its QoS does not match)",
+            ),
+            Ok(raw) => {
+                let len = 4 + raw.body.len();
+                match writer.write(raw, None) {
+                    Ok(()) => {
+                        checks.stats.forwarded(len);
+                        unacknowledged += 1;
+                    }
+                    Err(err) => checks.drop(DropReason::SendFailed, &format!("DDS write: {err}")),
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if unacknowledged > 0 && last_check.elapsed() >= Duration::from_millis(500) {
+            last_check = Instant::now();
+            if matches!(writer.wait_for_acknowledgments(Duration::ZERO), Ok(true)) {
+                unacknowledged = 0;
+            }
+        }
+    }
+    if unacknowledged > 0 && !matches!(writer.wait_for_acknowledgments(ACK_WAIT), Ok(true)) {
+        checks.stats.dropped_many(
+            &checks.name,
+            DropReason::Unacknowledged,
+            unacknowledged,
+            &format!("{unacknowledged} written to DDS were not acknowledged by its reliable readers within {ACK_WAIT:?} of the route going"),
+        );
+    }
+}
+
 /// Waits until the writer matched a reader (RustDDS reports it as a status event), at most
-/// [`MATCH_WAIT`].
-fn wait_for_a_reader(writer: &RawWriter, stopping: &AtomicBool) {
+/// [`MATCH_WAIT`]; returns whether one did.
+fn wait_for_a_reader(writer: &RawWriter, stopping: &AtomicBool) -> bool {
     use rustdds::{DataWriterStatus, StatusEvented};
     let deadline = Instant::now() + MATCH_WAIT;
     while Instant::now() < deadline && !stopping.load(Ordering::Relaxed) {
         match writer.try_recv_status() {
-            Some(DataWriterStatus::PublicationMatched { current, .. }) if current.count() > 0 => return,
+            Some(DataWriterStatus::PublicationMatched { current, .. }) if current.count() > 0 => return true,
             Some(_) => {}
             None => std::thread::sleep(Duration::from_millis(20)),
         }
     }
+    false
 }
 
 impl Drop for ZenohToDds {

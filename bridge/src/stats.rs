@@ -38,6 +38,11 @@ pub enum DropReason {
     /// A sample RustDDS's topic cache kept from before a volatile route's reader existed: not
     /// for that route.
     Stale,
+    /// A zenoh message for DDS while no DDS reader matched the bridge's writer.
+    NoDdsReader,
+    /// Written to DDS, but the reliable DDS readers had not acknowledged it when the route went:
+    /// they may never have received it.
+    Unacknowledged,
 }
 
 impl DropReason {
@@ -55,6 +60,8 @@ impl DropReason {
             DropReason::Duplicate => "duplicate",
             DropReason::DdsGap => "dds_gap",
             DropReason::Stale => "stale",
+            DropReason::NoDdsReader => "no_dds_reader",
+            DropReason::Unacknowledged => "unacknowledged",
         }
     }
 
@@ -76,6 +83,12 @@ impl DropReason {
                 "the DDS side lost them before the bridge got them: a best-effort or keep-last writer \
                  under load, or a writer that joined while the bridge's reader existed (README, \
                  \"Bridging DDS\")"
+            }
+            DropReason::NoDdsReader => {
+                "nothing to do if the DDS subscription left; else check its QoS against the zenoh publisher's"
+            }
+            DropReason::Unacknowledged => {
+                "the DDS readers could not be reached (check --dds-interface and the readers' locators in RUST_LOG=rustdds=warn)"
             }
             DropReason::NoReply => {
                 "the server is slow, refused the request or left; the caller got its own timeout"

@@ -1,18 +1,15 @@
-//! Services across the bridge, carried on DDS as rmw_cyclonedds_cpp carries them: requests on
-//! `rq/<name>Request`, replies on `rr/<name>Reply`, each sample starting with the request header
-//! (`cdds_request_header_t` in rmw_cyclonedds_cpp's `serdata.hpp`: the client's 64-bit guid and
-//! the request's sequence number) before the message's fields. A server copies the header into
-//! its reply, and each client keeps the replies that carry its own guid.
+//! Services across the bridge: requests on DDS `rq/<name>Request`, replies on `rr/<name>Reply`,
+//! each framed as the DDS peer frames them ([`framing`]: rmw_cyclonedds_cpp's request header or
+//! rmw_fastrtps_cpp's sample identity, chosen per DDS endpoint from its vendor).
 //!
 //! * [`ZenohToDdsServer`]: rmw_zenoh clients reach a DDS server. The bridge offers the service on
-//!   zenoh (a complete queryable and its SS token), writes each request to DDS under a guid of its
-//!   own, and answers the zenoh query with the reply that carries that guid and number.
+//!   zenoh (a complete queryable and its SS token), writes each request to DDS as a client of the
+//!   server's own RMW would, and answers the zenoh query with the reply that names that request.
 //! * [`DdsToZenohServer`]: DDS clients reach an rmw_zenoh server. The bridge reads the requests,
 //!   calls the server through zenoh (`get`, all complete queryables, no consolidation) and
-//!   writes the reply with the DDS client's header.
-//!
-//! rmw_fastrtps_cpp carries the request's identity in the RTPS sample identity instead of a
-//! header; it is not bridged (see the README's "Bridging DDS").
+//!   writes the reply to the DDS client as its RMW expects it.
+
+pub(crate) mod framing;
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -20,17 +17,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use rustdds::{DataReaderStatus, DataWriterStatus, GUID, RepresentationIdentifier, StatusEvented};
+use rustdds::{DataReaderStatus, DataWriterStatus, GUID, RTPSEntity, StatusEvented, WriteOptionsBuilder};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::task::{JoinHandle, JoinSet};
 use zshm::ros::dynamic::{DynamicClient, DynamicRequest, DynamicService};
 
-use crate::dds::{RawCdr, RawReader, RawWriter};
+use crate::dds::{RawCdr, RawReader, RawWriter, Vendor};
 use crate::route::{MATCH_WAIT, OwnGids};
 use crate::stats::{DropReason, RouteStats};
-
-/// The request header's size: a `uint64` guid and an `int64` sequence number.
-const HEADER_LEN: usize = 16;
+use framing::{CDR_LE, Framing, RequestHeader, plain_body, zenoh_body};
 
 /// How long a request waits for its reply across the bridge; past it the request is given up
 /// (counted as `no_reply`). Clients have their own, usually shorter, timeouts.
@@ -39,63 +34,6 @@ const REPLY_WAIT: Duration = Duration::from_secs(60);
 /// Requests waiting for the DDS writer before new ones are refused (counted as `queue_full`;
 /// the zenoh client gets no reply at once): zenoh's callback never waits for DDS.
 const QUEUE: usize = 256;
-
-/// The CDR encapsulation header of little-endian plain CDR, which rmw_zenoh payloads start with.
-const CDR_LE: [u8; 4] = [0, 1, 0, 0];
-
-/// rmw_cyclonedds_cpp's request header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct RequestHeader {
-    guid: u64,
-    sequence: i64,
-}
-
-impl RequestHeader {
-    /// The header of a DDS request or reply and the message body after it, or why not: it is
-    /// not little-endian CDR, or too short to hold a header.
-    fn split(raw: &RawCdr) -> Result<(Self, &[u8]), (DropReason, String)> {
-        if raw.encoding != RepresentationIdentifier::CDR_LE {
-            return Err((
-                DropReason::UnsupportedEncoding,
-                format!("encoding {:?}", raw.encoding),
-            ));
-        }
-        let Some((header, body)) = raw.body.split_first_chunk::<HEADER_LEN>() else {
-            return Err((DropReason::TooShort, format!("{} bytes", raw.body.len())));
-        };
-        let (guid, sequence) = header.split_at(8);
-        let header = Self {
-            guid: u64::from_le_bytes(guid.try_into().expect("8 bytes")),
-            sequence: i64::from_le_bytes(sequence.try_into().expect("8 bytes")),
-        };
-        Ok((header, body))
-    }
-
-    /// A DDS sample: this header, then `body` (a message's CDR after its encapsulation header).
-    fn join(self, body: &[u8]) -> RawCdr {
-        let mut bytes = Vec::with_capacity(HEADER_LEN + body.len());
-        bytes.extend_from_slice(&self.guid.to_le_bytes());
-        bytes.extend_from_slice(&self.sequence.to_le_bytes());
-        bytes.extend_from_slice(body);
-        RawCdr {
-            encoding: RepresentationIdentifier::CDR_LE,
-            body: bytes.into(),
-        }
-    }
-}
-
-/// The body of an rmw_zenoh payload (after its encapsulation header), if it is little-endian CDR.
-fn zenoh_body(payload: &[u8]) -> Result<&[u8], (DropReason, String)> {
-    match payload {
-        [0, 1, _, _, body @ ..] => Ok(body),
-        [0, 0, _, _, ..] => Err((DropReason::BigEndian, "CDR_BE".into())),
-        [a, b, _, _, ..] => Err((
-            DropReason::UnsupportedEncoding,
-            format!("encapsulation {a:02x}{b:02x}"),
-        )),
-        _ => Err((DropReason::TooShort, format!("{} bytes", payload.len()))),
-    }
-}
 
 /// A route's name and counters, shared by its tasks.
 #[derive(Clone)]
@@ -133,10 +71,93 @@ async fn wait_matched(writer: &RawWriter, reader: Option<&RawReader>) {
     }
 }
 
-/// The guid the bridge writes in its requests' headers: any 64-bit value no other client of the
-/// service uses; derived from its writer's GUID, which is unique in the domain.
-fn client_guid(writer: GUID) -> u64 {
-    std::collections::hash_map::RandomState::new().hash_one(writer)
+/// A reply's key and fields when it answers one of the bridge's requests, `None` when it answers
+/// another client's, or why it cannot be read.
+type Answer<'a> = Result<Option<(i64, &'a [u8])>, (DropReason, String)>;
+
+/// The bridge's DDS side of a service it offers on zenoh: its request writer (`rq/…`), its reply
+/// reader (`rr/…`) and how the DDS server frames them.
+pub(crate) struct DdsServerSide {
+    pub writer: RawWriter,
+    pub reader: RawReader,
+    pub framing: Framing,
+}
+
+/// The bridge as a DDS client of one service: how it frames its requests and which replies
+/// answer them.
+struct DdsClient {
+    framing: Framing,
+    /// The guid in its request headers: any 64-bit value no other client of the service uses;
+    /// derived from its writer's GUID, which is unique in the domain.
+    header_guid: u64,
+    sequence: i64,
+    writer: GUID,
+    reader: GUID,
+}
+
+impl DdsClient {
+    fn new(framing: Framing, writer: &RawWriter, reader: &RawReader) -> Self {
+        Self {
+            framing,
+            header_guid: std::collections::hash_map::RandomState::new().hash_one(writer.guid()),
+            sequence: 0,
+            writer: writer.guid(),
+            reader: reader.guid(),
+        }
+    }
+
+    /// Writes a request (`body`: its fields' CDR); returns the key its reply will carry.
+    async fn send(&mut self, writer: &RawWriter, body: &[u8]) -> Result<i64, String> {
+        match self.framing {
+            Framing::RequestHeader => {
+                self.sequence += 1;
+                let header = RequestHeader {
+                    guid: self.header_guid,
+                    sequence: self.sequence,
+                };
+                writer
+                    .async_write(header.join(body), None)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(self.sequence)
+            }
+            Framing::SampleIdentity => {
+                let raw = RawCdr {
+                    encoding: rustdds::RepresentationIdentifier::CDR_LE,
+                    body: body.to_vec().into(),
+                };
+                let options = WriteOptionsBuilder::new()
+                    .related_sample_identity(framing::reply_reader_identity(self.reader))
+                    .build();
+                let identity = writer
+                    .async_write_with_options(raw, options)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(i64::from(identity.sequence_number))
+            }
+        }
+    }
+
+    /// The key and the fields of a reply to one of this client's requests; `None` for replies
+    /// to other clients.
+    fn answer<'a>(&self, related: Option<rustdds::SampleIdentity>, raw: &'a RawCdr) -> Answer<'a> {
+        match self.framing {
+            Framing::RequestHeader => {
+                let (header, body) = RequestHeader::split(raw)?;
+                Ok((header.guid == self.header_guid).then_some((header.sequence, body)))
+            }
+            Framing::SampleIdentity => {
+                // rmw_fastrtps_cpp's server names the reader the request asked for; its
+                // clients also take their writer's GUID, so the bridge does too.
+                let Some(related) =
+                    related.filter(|r| r.writer_guid == self.reader || r.writer_guid == self.writer)
+                else {
+                    return Ok(None);
+                };
+                Ok(Some((i64::from(related.sequence_number), plain_body(raw)?)))
+            }
+        }
+    }
 }
 
 /// rmw_zenoh clients → a DDS server. Dropping it withdraws the zenoh service first (no new
@@ -148,17 +169,21 @@ pub(crate) struct ZenohToDdsServer {
 
 impl ZenohToDdsServer {
     /// Offers `name` of type `ty` on zenoh through `node` and forwards its requests to DDS
-    /// through `writer` (on `rq/…`), answering them from `reader` (on `rr/…`). Requests from the
+    /// through `dds`'s writer (on `rq/…`), answering them from its reader (on `rr/…`). Requests from the
     /// bridge's own clients (GIDs in `own_gids`) are not sent back to DDS.
     pub async fn start(
         node: &zshm::ros::Node,
         name: &str,
         ty: &zshm::ros::dynamic::DynamicType,
-        writer: RawWriter,
-        reader: RawReader,
+        dds: DdsServerSide,
         own_gids: OwnGids,
         counters: Counters,
     ) -> Result<Self, zshm::ros::NodeError> {
+        let DdsServerSide {
+            writer,
+            reader,
+            framing,
+        } = dds;
         let (queue, mut requests) = tokio::sync::mpsc::channel::<DynamicRequest>(QUEUE);
         let refused = counters.clone();
         let service = node
@@ -173,11 +198,10 @@ impl ZenohToDdsServer {
             })
             .await?;
         let task = tokio::spawn(async move {
-            let guid = client_guid(rustdds::RTPSEntity::guid(&writer));
+            let mut client = DdsClient::new(framing, &writer, &reader);
             wait_matched(&writer, Some(&reader)).await;
             let mut replies = reader.async_sample_stream();
             let mut pending: HashMap<i64, (DynamicRequest, Instant)> = HashMap::new();
-            let mut sequence = 0;
             let mut sweep = tokio::time::interval(Duration::from_secs(1));
             loop {
                 tokio::select! {
@@ -190,38 +214,36 @@ impl ZenohToDdsServer {
                                 continue;
                             }
                         };
-                        sequence += 1;
-                        let raw = RequestHeader { guid, sequence }.join(body);
-                        let len = CDR_LE.len() + raw.body.len();
-                        match writer.async_write(raw, None).await {
-                            Ok(()) => {
-                                counters.stats.forwarded(len);
-                                pending.insert(sequence, (request, Instant::now()));
+                        match client.send(&writer, body).await {
+                            Ok(key) => {
+                                counters.stats.forwarded(CDR_LE.len() + body.len());
+                                pending.insert(key, (request, Instant::now()));
                             }
                             Err(err) => counters.drop((DropReason::SendFailed, format!("DDS write: {err}"))),
                         }
                     }
                     reply = replies.next() => {
                         let Some(reply) = reply else { break };
-                        let raw = match reply {
-                            Ok(sample) => sample.into_value(),
+                        let sample = match reply {
+                            Ok(sample) => sample,
                             Err(err) => {
                                 counters.drop((DropReason::SendFailed, format!("DDS read error: {err}")));
                                 continue;
                             }
                         };
-                        let (header, body) = match RequestHeader::split(&raw) {
-                            Ok(split) => split,
+                        let related = sample.sample_info().related_sample_identity();
+                        let raw = sample.into_value();
+                        let (key, body) = match client.answer(related, &raw) {
+                            Ok(Some(answer)) => answer,
+                            // Replies to the service's other clients are not ours.
+                            Ok(None) => continue,
                             Err(why) => {
                                 counters.drop(why);
                                 continue;
                             }
                         };
-                        // Replies to the service's other clients, and late ones, are not ours.
-                        if header.guid != guid {
-                            continue;
-                        }
-                        let Some((request, _)) = pending.remove(&header.sequence) else {
+                        // A late reply (its request was given up) has nobody to go to.
+                        let Some((request, _)) = pending.remove(&key) else {
                             continue;
                         };
                         let response = [&CDR_LE[..], body].concat();
@@ -273,6 +295,7 @@ impl DdsToZenohServer {
         reader: RawReader,
         writer: RawWriter,
         is_own_writer: impl Fn(GUID) -> bool + Send + 'static,
+        vendor_of: impl Fn(GUID) -> Vendor + Send + 'static,
         own_gids: OwnGids,
         counters: Counters,
     ) -> Self {
@@ -295,12 +318,16 @@ impl DdsToZenohServer {
                                 continue;
                             }
                         };
-                        if is_own_writer(sample.sample_info().writer_guid()) {
+                        let info = sample.sample_info();
+                        let writer_guid = info.writer_guid();
+                        if is_own_writer(writer_guid) {
                             continue;
                         }
+                        let (related, identity) = (info.related_sample_identity(), info.sample_identity());
                         let raw = sample.into_value();
-                        let (header, body) = match RequestHeader::split(&raw) {
-                            Ok(split) => split,
+                        let read = framing::read_request(&raw, related, identity, vendor_of(writer_guid));
+                        let (reply_to, body) = match read {
+                            Ok(read) => read,
                             Err(why) => {
                                 counters.drop(why);
                                 continue;
@@ -320,10 +347,11 @@ impl DdsToZenohServer {
                                 Ok(body) => body,
                                 Err(why) => return counters.drop(why),
                             };
-                            let raw = header.join(body);
+                            let (raw, related) = reply_to.reply(body);
                             let len = CDR_LE.len() + raw.body.len();
-                            match writer.async_write(raw, None).await {
-                                Ok(()) => counters.stats.forwarded(len),
+                            let options = WriteOptionsBuilder::new().related_sample_identity_opt(related).build();
+                            match writer.async_write_with_options(raw, options).await {
+                                Ok(_) => counters.stats.forwarded(len),
                                 Err(err) => counters.drop((DropReason::SendFailed, format!("DDS write: {err}"))),
                             }
                         });
@@ -343,43 +371,5 @@ impl Drop for DdsToZenohServer {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&self.gid);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_request_header_round_trips_before_the_body() {
-        let header = RequestHeader {
-            guid: 0x0123_4567_89ab_cdef,
-            sequence: 7,
-        };
-        let raw = header.join(&[1, 2, 3]);
-        assert_eq!(raw.body.len(), HEADER_LEN + 3);
-        assert_eq!(raw.body[..8], 0x0123_4567_89ab_cdef_u64.to_le_bytes());
-        let (back, body) = RequestHeader::split(&raw).unwrap();
-        assert_eq!((back, body), (header, &[1u8, 2, 3][..]));
-    }
-
-    #[test]
-    fn short_or_foreign_samples_are_refused_with_their_reason() {
-        let short = RawCdr {
-            encoding: RepresentationIdentifier::CDR_LE,
-            body: vec![0; 15].into(),
-        };
-        assert_eq!(RequestHeader::split(&short).unwrap_err().0, DropReason::TooShort);
-        let xcdr2 = RawCdr {
-            encoding: RepresentationIdentifier::CDR2_LE,
-            body: vec![0; 20].into(),
-        };
-        assert_eq!(
-            RequestHeader::split(&xcdr2).unwrap_err().0,
-            DropReason::UnsupportedEncoding
-        );
-        assert_eq!(zenoh_body(&[0, 1, 0, 0, 9]).unwrap(), [9]);
-        assert_eq!(zenoh_body(&[0, 0, 0, 0, 9]).unwrap_err().0, DropReason::BigEndian);
-        assert_eq!(zenoh_body(&[0, 1]).unwrap_err().0, DropReason::TooShort);
     }
 }
