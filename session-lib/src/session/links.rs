@@ -45,9 +45,15 @@ impl fmt::Display for LinkShmProblem {
                 "the link to {} carries copies over TCP: that process has shared memory off (its config, --no-shm, \
                  or its own fallback){}",
                 self.peer,
-                self.peer_zenoh
-                    .map(|v| format!("; it runs zenoh {v}, which can share memory with this one"))
-                    .unwrap_or_default()
+                match self.peer_zenoh {
+                    Some(v) => format!("; it runs zenoh {v}, which can share memory with this one"),
+                    None => format!(
+                        ", or it runs {}, whose shared-memory handshake this process's zenoh {} does not speak \
+                         (its admin space did not say its version)",
+                        other_line(ZenohVersion::ours()).releases(),
+                        ZenohVersion::ours()
+                    ),
+                }
             ),
             LinkShmCause::ZenohVersion => match self.mismatch() {
                 Some(mismatch) => write!(f, "the link to {} carries copies over TCP: {mismatch}", self.peer),
@@ -150,6 +156,15 @@ pub(crate) async fn watch(
     Ok((state, task.abort_handle()))
 }
 
+/// The handshake this process does not speak.
+fn other_line(ours: ZenohVersion) -> crate::shm::compat::ShmHandshake {
+    use crate::shm::compat::ShmHandshake;
+    match ours.handshake() {
+        ShmHandshake::BeforeHandoff => ShmHandshake::Handoff,
+        ShmHandshake::Handoff => ShmHandshake::BeforeHandoff,
+    }
+}
+
 /// How long the other process's admin space is asked for its version.
 const VERSION_QUERY_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -157,7 +172,7 @@ const VERSION_QUERY_TIMEOUT: Duration = Duration::from_secs(3);
 /// answers: rmw_zenoh's configs and zshm's enable the admin space; others may not.
 pub(crate) async fn peer_zenoh_version(session: &zenoh::Session, zid: &str) -> Option<ZenohVersion> {
     let selector = format!("@/{zid}/*");
-    crate::telemetry::query_all(session, &selector, VERSION_QUERY_TIMEOUT)
+    super::admin::query_all(session, &selector, VERSION_QUERY_TIMEOUT)
         .await
         .iter()
         .find_map(|sample| version_of(&sample.payload().to_bytes()))

@@ -16,6 +16,7 @@
 //! Each fallback is logged once at WARN with its remedy and kept in [`Session::shm_status`] or
 //! [`Session::lane_status`].
 
+pub(crate) mod admin;
 mod lane;
 pub mod links;
 pub mod report;
@@ -411,15 +412,28 @@ impl Session {
     }
 
     /// The locators this session listens on, with real ports when the config asked for port 0.
+    /// When zenoh lists none, the configured listen endpoints: zenoh expands a wildcard endpoint
+    /// (rmw_zenoh's router listens on `tcp/[::]:7447`) into the host's addresses but leaves the
+    /// loopback ones out, so on a host with loopback only it lists nothing.
     pub async fn locators(&self) -> Vec<String> {
-        self.shared
+        let listed: Vec<String> = self
+            .shared
             .zenoh
             .info()
             .locators()
             .await
             .into_iter()
             .map(|l| l.to_string())
-            .collect()
+            .collect();
+        if !listed.is_empty() {
+            return listed;
+        }
+        let config = self.shared.zenoh.config();
+        let mode = config.get("mode").unwrap_or_default();
+        configured_endpoints(
+            &config.get("listen/endpoints").unwrap_or_default(),
+            mode.trim_matches('"'),
+        )
     }
 
     /// Closes the session (for every clone), releasing its SHM segments for reuse.
@@ -482,8 +496,35 @@ impl Session {
     }
 }
 
+/// The endpoints of a `listen/endpoints` value as zenoh returns it in JSON: a list, or a list per
+/// mode (`{"router": […], "peer": […]}`), of which `mode`'s.
+fn configured_endpoints(json: &str, mode: &str) -> Vec<String> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(json) else {
+        return Vec::new();
+    };
+    let list = match &value {
+        serde_json::Value::Object(per_mode) => per_mode.get(mode),
+        list => Some(list),
+    };
+    list.and_then(serde_json::Value::as_array)
+        .map(|l| l.iter().filter_map(|e| e.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn configured_endpoints_are_read_as_a_list_or_per_mode() {
+        assert_eq!(
+            super::configured_endpoints(r#"["tcp/[::]:7447"]"#, "router"),
+            ["tcp/[::]:7447"]
+        );
+        let per_mode = r#"{"router":["tcp/[::]:7447"],"peer":["tcp/[::]:0"]}"#;
+        assert_eq!(super::configured_endpoints(per_mode, "peer"), ["tcp/[::]:0"]);
+        assert!(super::configured_endpoints(per_mode, "client").is_empty());
+        assert!(super::configured_endpoints("", "router").is_empty());
+    }
+
     use super::*;
 
     /// The retry without SHM depends on the words of zenoh's error: pin them to what zenoh
