@@ -16,6 +16,8 @@ use zshm::ros::parameter::{ParameterDescriptor, ParameterValue};
 use zshm::ros::qos::{History, QosProfile};
 use zshm::ros::{Node, Publisher};
 use zshm::text::human_bytes;
+
+use crate::support::delivery::{Deliveries, DeliveryWatch};
 use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
 use crate::cli::{self, CloudArgs, FlagError, NodeArgs};
@@ -178,6 +180,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         camera.image_shape(&settings.frame_id),
     );
     let mut ticker = Ticker::new(settings.rate, MissedTickBehavior::Skip);
+    // Where the clouds go, per window and in all: counted from zenoh's own per-transport
+    // statistics, not from where the buffers live.
+    let mut window_deliveries = DeliveryWatch::start(node.session()).await;
+    let mut all_deliveries = DeliveryWatch::start(node.session()).await;
+    let mut names = ProcessNames::default();
+    // The subscribers found are in the graph now; one that takes its last cloud and exits may
+    // be gone by the summary.
+    names.learn_graph(&node).await;
     let mut shutdown = std::pin::pin!(shutdown::signal());
     let (mut total, mut window, mut window_start) =
         (CameraCounts::default(), CameraCounts::default(), Instant::now());
@@ -224,7 +234,14 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             tracing::warn!("cloud not published (later failures are counted, not logged): {err}");
         }
         if window_start.elapsed() >= args.report {
-            print_rate(&window, window_start.elapsed(), camera.cloud_data_len());
+            let deliveries = window_deliveries.take(node.session()).await;
+            names.learn(&node, &deliveries).await;
+            print_rate(
+                &window,
+                &deliveries,
+                window_start.elapsed(),
+                camera.cloud_data_len(),
+            );
             (window, window_start) = (CameraCounts::default(), Instant::now());
         }
         frame += 1;
@@ -244,11 +261,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         outln!("{}", serde_json::to_string(&summary)?);
     } else {
+        let deliveries = all_deliveries.take(node.session()).await;
         outln!(
-            "cam-pub: published {} clouds, {} through shared memory, {} failures",
+            "cam-pub: published {} clouds, {} failures; {}",
             total.published,
-            total.shm,
-            total.failures
+            total.failures,
+            describe(&node, &deliveries, &names)
         );
     }
     session::close(node.session()).await?;
@@ -279,14 +297,94 @@ async fn publish_cloud(
     Ok(shm)
 }
 
-fn print_rate(counts: &CameraCounts, elapsed: Duration, cloud_bytes: usize) {
+fn print_rate(counts: &CameraCounts, deliveries: &Deliveries, elapsed: Duration, cloud_bytes: usize) {
     let seconds = elapsed.as_secs_f64();
+    let shm = match deliveries.shm_share() {
+        Some(share) => format!("{:.0}%", 100.0 * share),
+        None => "- (no subscriber)".to_owned(),
+    };
     outln!(
-        "cam-pub: {} clouds in {seconds:.2} s ({:.1} Hz), {} each, shared memory {:.0}%, failures {}",
+        "cam-pub: {} clouds in {seconds:.2} s ({:.1} Hz), {} each, shared memory {shm}, failures {}",
         counts.published,
         counts.published as f64 / seconds,
         human_bytes(cloud_bytes as u64),
-        100.0 * counts.shm as f64 / counts.published.max(1) as f64,
         counts.failures
     );
+}
+
+/// The ROS nodes of the processes that got copies, learnt while they run (a subscriber that took
+/// its last cloud may be gone from the graph when the summary is printed).
+#[derive(Debug, Default)]
+struct ProcessNames(std::collections::BTreeMap<String, Vec<String>>);
+
+impl ProcessNames {
+    /// Learns the nodes of every process in the graph now.
+    async fn learn_graph(&mut self, node: &Node) {
+        // Until two answers agree: right after the session opened, one can come back empty.
+        let timeout = Duration::from_secs(2);
+        let graph = match zshm::ros::graph::snapshot(node.session(), node.info().domain, timeout).await {
+            Ok(graph) => graph,
+            Err(err) => {
+                tracing::debug!("graph not read: {err}");
+                return;
+            }
+        };
+        tracing::debug!(nodes = graph.nodes.len(), "graph read for the subscribers' names");
+        for seen in &graph.nodes {
+            self.0
+                .entry(seen.zid.clone())
+                .or_default()
+                .push(seen.fully_qualified_name());
+        }
+        for names in self.0.values_mut() {
+            names.sort();
+            names.dedup();
+        }
+    }
+
+    /// Learns the nodes of the processes that got copies, unless already known.
+    async fn learn(&mut self, node: &Node, deliveries: &Deliveries) {
+        if deliveries.copied().all(|p| self.0.contains_key(&p.zid)) {
+            return;
+        }
+        self.learn_graph(node).await;
+    }
+
+    fn of(&self, zid: &str) -> String {
+        match self.0.get(zid).map(Vec::as_slice) {
+            Some([]) | None => zid.to_owned(),
+            Some(names) => format!("{} ({zid})", names.join(", ")),
+        }
+    }
+}
+
+/// Where the messages went, in words: the share through shared memory, and each process that got
+/// copies over the network, by name when the graph knew it, with the cause the session found.
+fn describe(node: &Node, deliveries: &Deliveries, names: &ProcessNames) -> String {
+    let Some(share) = deliveries.shm_share() else {
+        return "no subscriber received any".to_owned();
+    };
+    let mut text = format!(
+        "delivered through shared memory {:.0}% ({} messages through zenoh's, {} through the lane)",
+        100.0 * share,
+        deliveries.processes.iter().map(|p| p.shm).sum::<u64>(),
+        deliveries.lane
+    );
+    let copied: Vec<_> = deliveries.copied().collect();
+    if copied.is_empty() {
+        return text;
+    }
+    for process in copied {
+        let who = names.of(&process.zid);
+        let why = match node.session().shm_link_problem_of(&process.zid) {
+            Some(problem) => format!(": {problem}; fix: {}", problem.remedy()),
+            None => String::new(),
+        };
+        text.push_str(&format!(
+            "; {} of {} to {who} went over the network{why}",
+            process.network,
+            process.network + process.shm
+        ));
+    }
+    text
 }

@@ -6,6 +6,7 @@
 pub mod children;
 pub mod conn_guard;
 pub mod definitions;
+pub mod delivery;
 pub mod fibonacci;
 pub mod graph;
 pub mod logging;

@@ -135,9 +135,134 @@ pub fn translate(text: &str) -> Vec<Series> {
         .collect()
 }
 
+/// What this process's zenoh exchanged with one other process over their transport, by zenoh's
+/// own count (`zenoh_{tx,rx}_network_message_per_transport_total{message="put",shm}` and
+/// `zenoh_{tx,rx}_per_transport_bytes_total`): which of the puts a subscriber got went through
+/// shared memory, whatever buffer they were published from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkTraffic {
+    /// The other process's zenoh id.
+    pub zid: String,
+    /// `peer`, `router` or `client`.
+    pub whatami: String,
+    /// Puts sent through shared memory.
+    pub tx_shm_puts: u64,
+    /// Puts sent as copies over the network.
+    pub tx_network_puts: u64,
+    /// Puts received through shared memory.
+    pub rx_shm_puts: u64,
+    /// Puts received over the network.
+    pub rx_network_puts: u64,
+    /// Bytes written to the transport's links.
+    pub tx_bytes: u64,
+    /// Bytes read from them.
+    pub rx_bytes: u64,
+}
+
+/// The per-transport traffic in a node's zenoh statistics text.
+pub fn link_traffic(text: &str) -> Vec<LinkTraffic> {
+    let lines = text.lines().map(|l| Ok(l.to_owned()));
+    let Ok(scrape) = prometheus_parse::Scrape::parse(lines) else {
+        return Vec::new();
+    };
+    let mut links: BTreeMap<String, LinkTraffic> = BTreeMap::new();
+    for sample in &scrape.samples {
+        let (prometheus_parse::Value::Counter(value) | prometheus_parse::Value::Untyped(value)) =
+            sample.value
+        else {
+            continue;
+        };
+        let label = |name: &str| sample.labels.get(name).unwrap_or_default();
+        let Some(zid) = sample.labels.get("remote_zid") else {
+            continue;
+        };
+        let link = links.entry(zid.to_owned()).or_insert_with(|| LinkTraffic {
+            zid: zid.to_owned(),
+            whatami: label("remote_whatami").to_owned(),
+            ..Default::default()
+        });
+        let value = value as u64;
+        let shm = label("shm") == "true";
+        match sample.metric.as_str() {
+            "zenoh_tx_network_message_per_transport_total" if label("message") == "put" => {
+                *if shm {
+                    &mut link.tx_shm_puts
+                } else {
+                    &mut link.tx_network_puts
+                } += value;
+            }
+            "zenoh_rx_network_message_per_transport_total" if label("message") == "put" => {
+                *if shm {
+                    &mut link.rx_shm_puts
+                } else {
+                    &mut link.rx_network_puts
+                } += value;
+            }
+            "zenoh_tx_per_transport_bytes_total" => link.tx_bytes += value,
+            "zenoh_rx_per_transport_bytes_total" => link.rx_bytes += value,
+            _ => {}
+        }
+    }
+    links.into_values().collect()
+}
+
+/// This process's own per-transport traffic (see [`LinkTraffic`]), from its admin space; empty
+/// when zenoh was built without `stats` or the admin space is off.
+pub async fn own_link_traffic(session: &zenoh::Session, timeout: Duration) -> Vec<LinkTraffic> {
+    let selector = format!(
+        "@/{}/*/metrics?compression=false;disconnected=true;per_link=false;per_key=false",
+        session.zid()
+    );
+    super::query_all(session, &selector, timeout)
+        .await
+        .iter()
+        .filter_map(|sample| {
+            sample
+                .payload()
+                .try_to_string()
+                .ok()
+                .map(|text| link_traffic(&text))
+        })
+        .next()
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Trimmed from a real zenoh 1.9.0 camera (cam-pub) sending 56 clouds to an rclpy subscriber
+    /// with shared memory off, beside its link to the router.
+    const PER_TRANSPORT: &str = r#"# TYPE zenoh_tx_per_transport_bytes counter
+zenoh_tx_per_transport_bytes_total{local_id="57",local_whatami="peer",protocol="tcp",remote_zid="10e5",remote_whatami="peer",remote_group="",remote_cn="",disconnected="false"} 412935150
+zenoh_tx_per_transport_bytes_total{local_id="57",local_whatami="peer",protocol="tcp",remote_zid="3da6",remote_whatami="router",remote_group="",remote_cn="",disconnected="false"} 4473
+zenoh_tx_network_message_per_transport_total{local_id="57",local_whatami="peer",priority="data",message="put",shm="false",protocol="tcp",remote_zid="10e5",remote_whatami="peer",remote_group="",remote_cn="",disconnected="false"} 56
+zenoh_tx_network_message_per_transport_total{local_id="57",local_whatami="peer",priority="data",message="put",shm="true",protocol="tcp",remote_zid="10e5",remote_whatami="peer",remote_group="",remote_cn="",disconnected="false"} 4
+zenoh_tx_network_message_per_transport_total{local_id="57",local_whatami="peer",priority="control",message="declare",shm="false",protocol="tcp",remote_zid="3da6",remote_whatami="router",remote_group="",remote_cn="",disconnected="false"} 44
+zenoh_rx_network_message_per_transport_total{local_id="57",local_whatami="peer",priority="data",message="put",shm="true",protocol="tcp",remote_zid="3da6",remote_whatami="router",remote_group="",remote_cn="",disconnected="false"} 2
+# EOF
+"#;
+
+    #[test]
+    fn per_transport_puts_are_split_by_path_and_declarations_ignored() {
+        let links = link_traffic(PER_TRANSPORT);
+        assert_eq!(links.len(), 2);
+        let subscriber = links.iter().find(|l| l.zid == "10e5").unwrap();
+        assert_eq!(
+            (
+                subscriber.tx_shm_puts,
+                subscriber.tx_network_puts,
+                subscriber.tx_bytes
+            ),
+            (4, 56, 412_935_150)
+        );
+        assert_eq!(subscriber.whatami, "peer");
+        let router = links.iter().find(|l| l.zid == "3da6").unwrap();
+        assert_eq!(
+            (router.tx_shm_puts, router.tx_network_puts, router.rx_shm_puts),
+            (0, 0, 2)
+        );
+    }
 
     /// Trimmed from a real zenoh 1.10.2 sender after 60 puts of 4 MiB through SHM
     /// (docs/zenoh-shm.md, "Statistics"), plus a second priority to check the sums.
