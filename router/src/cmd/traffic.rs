@@ -5,7 +5,11 @@
 //! `loopback 0.02 MB/s | lane 105.20 MB/s | shm 0.00 MB/s | network payload 0.00 MB/s | shared memory 100%`
 //!
 //! Payload rates count what zshm and zenoh nodes other than routers send, so a message relayed
-//! by a router is counted once. A scrape that gets no answer within
+//! by a router is counted once. Processes that keep no statistics (rmw_zenoh_cpp nodes) get a
+//! second line: what they sent over their zenoh links' TCP connections by the kernel's count,
+//! and how many of those links share memory:
+//!
+//! `  nodes without statistics: 0.06 MB/s over TCP on 4 links, 4 of them with shared memory` A scrape that gets no answer within
 //! [`SCRAPE_TIMEOUT`](crate::support::scrape::SCRAPE_TIMEOUT) is an error (exit 1), not a hang.
 
 use std::process::ExitCode;
@@ -60,6 +64,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             "loopback {:.2} MB/s | lane {lane:.2} MB/s | shm {shm:.2} MB/s | network payload {network:.2} MB/s | shared memory {share:.0}%",
             rate(|c| c.loopback)
         );
+        if now.0.unreported_links > 0 {
+            // rmw_zenoh_cpp's nodes report nothing themselves: their links as the kernel counts.
+            outln!(
+                "  nodes without statistics: {:.2} MB/s over TCP on {} links, {} of them with shared memory",
+                rate(|c| c.unreported_tcp),
+                now.0.unreported_links,
+                now.0.unreported_shm_links
+            );
+        }
         previous = now;
         printed += 1;
         if printed == args.count {

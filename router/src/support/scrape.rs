@@ -20,6 +20,13 @@ pub struct Traffic {
     pub lane: f64,
     /// Payload bytes sent over the network by nodes other than routers.
     pub network: f64,
+    /// Bytes that processes without statistics of their own (rmw_zenoh_cpp nodes, rmw_zenohd)
+    /// sent over their zenoh links' TCP connections, by the kernel's count.
+    pub unreported_tcp: f64,
+    /// The links those processes send on (a gauge, not a counter).
+    pub unreported_links: u32,
+    /// Of which negotiated shared memory.
+    pub unreported_shm_links: u32,
 }
 
 impl Traffic {
@@ -30,6 +37,9 @@ impl Traffic {
             shm: (self.shm - earlier.shm).max(0.0),
             lane: (self.lane - earlier.lane).max(0.0),
             network: (self.network - earlier.network).max(0.0),
+            unreported_tcp: (self.unreported_tcp - earlier.unreported_tcp).max(0.0),
+            unreported_links: self.unreported_links,
+            unreported_shm_links: self.unreported_shm_links,
         }
     }
 }
@@ -55,6 +65,13 @@ pub async fn traffic(url: &str) -> anyhow::Result<Traffic> {
     .await??;
     let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned())))?;
     let mut traffic = Traffic::default();
+    // Processes whose zenoh reports its statistics; the links of the others are counted apart.
+    let reporting: std::collections::HashSet<&str> = scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == "zshm_payload_bytes_total")
+        .filter_map(|s| s.labels.get("zid"))
+        .collect();
     for sample in &scrape.samples {
         let (prometheus_parse::Value::Counter(value) | prometheus_parse::Value::Untyped(value)) =
             sample.value
@@ -69,6 +86,13 @@ pub async fn traffic(url: &str) -> anyhow::Result<Traffic> {
                     "shm" => traffic.shm += value,
                     "lane" => traffic.lane += value,
                     _ => traffic.network += value,
+                }
+            }
+            "zshm_link_tcp_bytes_total" if !reporting.contains(label("zid")) => {
+                traffic.unreported_tcp += value;
+                traffic.unreported_links += 1;
+                if label("shm") == "true" {
+                    traffic.unreported_shm_links += 1;
                 }
             }
             _ => {}

@@ -50,6 +50,25 @@ pub struct Status {
     pub processes: Vec<ProcessStatus>,
     /// Counted fallbacks and refusals (non-zero only), with their reasons.
     pub fallbacks: Vec<Fallback>,
+    /// The zenoh links of this host's processes, each direction, by the kernel's TCP count: the
+    /// traffic of the nodes without statistics of their own (rmw_zenoh_cpp) too.
+    pub links: Vec<LinkStatus>,
+}
+
+/// One direction of a zenoh link between two processes of the host.
+#[derive(Debug, Serialize)]
+pub struct LinkStatus {
+    /// The sender's ROS nodes (or its zid, and its role, when it has none).
+    pub from: String,
+    /// The receiver's.
+    pub to: String,
+    /// Whether the link negotiated shared memory.
+    pub shm: bool,
+    /// Whether the sender reports statistics of its own (a zshm or zenoh-stats process); the
+    /// others' traffic is known only from this count.
+    pub reporting: bool,
+    /// Bytes sent over the link's TCP connection, by the kernel's count.
+    pub tcp_bytes: f64,
 }
 
 /// A ROS node.
@@ -205,12 +224,19 @@ fn from_metrics(text: &str) -> Status {
         payload_bytes: BTreeMap::new(),
         processes: Vec::new(),
         fallbacks: Vec::new(),
+        links: Vec::new(),
     };
     let lines = text.lines().map(|l| Ok(l.to_owned()));
     let Ok(scrape) = prometheus_parse::Scrape::parse(lines) else {
         return status;
     };
     let mut processes: BTreeMap<String, ProcessStatus> = BTreeMap::new();
+    let reporting: std::collections::HashSet<&str> = scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == "zshm_payload_bytes_total")
+        .filter_map(|s| s.labels.get("zid"))
+        .collect();
     for sample in &scrape.samples {
         let value = match sample.value {
             prometheus_parse::Value::Counter(v)
@@ -248,6 +274,22 @@ fn from_metrics(text: &str) -> Status {
                 };
                 p.lane = value > 0.0;
                 p.lane_reason = label("reason");
+            }
+            "zshm_link_tcp_bytes_total" => {
+                let who = |node: String, zid: String, role: String| {
+                    if node.is_empty() {
+                        format!("{zid} ({role})")
+                    } else {
+                        node
+                    }
+                };
+                status.links.push(LinkStatus {
+                    from: who(label("node"), zid.clone(), label("role")),
+                    to: who(label("peer_node"), label("peer_zid"), label("peer_role")),
+                    shm: label("shm") == "true",
+                    reporting: reporting.contains(zid.as_str()),
+                    tcp_bytes: value,
+                });
             }
             "zshm_shm_fallbacks_total"
             | "zshm_lane_fallbacks_total"

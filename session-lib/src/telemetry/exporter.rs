@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use prometheus::proto::{self, MetricFamily, MetricType};
 
-use super::{host, zenoh_stats};
+use super::{host, tcp_links, zenoh_stats};
 use crate::session::Session;
 use crate::session::report::{NodeReport, REPORT_PREFIX};
 use crate::stats::histogram::HistogramSnapshot;
@@ -54,10 +54,11 @@ impl Exporter {
     pub async fn gather(&self) -> Vec<MetricFamily> {
         let zenoh = self.session.zenoh();
         let domain = self.session.ros_domain_id();
-        let (stats, reports, graph) = tokio::join!(
+        let (stats, reports, graph, links) = tokio::join!(
             zenoh_stats::query(zenoh, QUERY_TIMEOUT),
             query_reports(zenoh),
             crate::ros::graph::snapshot_once(&self.session, domain, QUERY_TIMEOUT),
+            tcp_links::query(zenoh, QUERY_TIMEOUT),
         );
         let mut names: HashMap<String, Vec<String>> = HashMap::default();
         for node in graph.map(|g| g.nodes).unwrap_or_default() {
@@ -79,12 +80,13 @@ impl Exporter {
         let host_label = |zid: &str| hosts.get(zid).copied().unwrap_or_default();
 
         let mut out = Families::default();
+        let zenoh_version = crate::shm::compat::ZenohVersion::ours().to_string();
         out.gauge(
             "zshm_build_info",
             "zshm build; the value is always 1.",
             labels(&[
                 ("version", env!("CARGO_PKG_VERSION")),
-                ("zenoh_version", "1.10.2"),
+                ("zenoh_version", &zenoh_version),
             ]),
             1.0,
         );
@@ -117,6 +119,29 @@ impl Exporter {
         }
         for report in &reports {
             self.add_report(&mut out, report, &node_label(&report.zid), &report.host);
+        }
+        for link in &links {
+            let mut all = node_labels(
+                &link.zid,
+                &link.role,
+                &node_label(&link.zid),
+                host_label(&link.zid),
+            );
+            all.extend(labels(&[
+                ("peer_zid", &link.peer_zid),
+                ("peer_role", &link.peer_role),
+                ("peer_node", &node_label(&link.peer_zid)),
+                ("shm", if link.shm { "true" } else { "false" }),
+            ]));
+            out.counter(
+                "zshm_link_tcp_bytes_total",
+                "Bytes a process sent to another over their zenoh link's TCP connection, by the \
+                 kernel's count (measured by the exporter, for every process of its host, those \
+                 without statistics of their own such as rmw_zenoh_cpp nodes included); shm: the \
+                 link negotiated shared memory, so its large messages cross as descriptors.",
+                all,
+                link.sent as f64,
+            );
         }
         if let Some(lo) = host::loopback() {
             let help =
