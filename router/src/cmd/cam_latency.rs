@@ -182,7 +182,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let bounded = args.count.is_some() || args.duration.is_some();
     if bounded {
-        print_report(&args, &topic, &total, Some(probe.before_first()));
+        print_report(
+            &args,
+            &topic,
+            &total,
+            Some((probe.before_first(), probe.network_before_shm())),
+        );
     }
     session::close(node.session()).await?;
     let corrupt = corrupt.load(Ordering::Relaxed);
@@ -362,13 +367,17 @@ fn report_implausible(verdict: StampVerdict, latency_ns: i64) {
     }
 }
 
-/// Prints a window, or with `before_first` (see [`ProbeReport::before_first`]) the final summary.
-fn print_report(args: &Args, topic: &str, report: &WindowReport, before_first: Option<u64>) {
-    let final_summary = before_first.is_some();
+/// Prints a window, or with `whole_run` the final summary.
+/// `whole_run`: for the summary of the whole run, the messages sent before the first one
+/// received and those that came over the network before the publisher's shared memory was ready.
+fn print_report(args: &Args, topic: &str, report: &WindowReport, whole_run: Option<(u64, u64)>) {
+    let final_summary = whole_run.is_some();
     if args.json {
         let cpu = zshm::tools::usage::cpu_seconds();
+        let (before_first, network_before_shm) = whole_run.unwrap_or_default();
         let line = ProbeReport {
-            before_first: before_first.unwrap_or(0),
+            before_first,
+            network_before_shm,
             ..ProbeReport::new(topic, report, final_summary, cpu)
         };
         match serde_json::to_string(&line) {

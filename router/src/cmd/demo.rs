@@ -4,6 +4,11 @@
 //! (the default between zshm nodes). It prints the probe's workshop lines as they come, and ends
 //! with a comparison: latency, bytes by path, CPU time per cloud.
 //!
+//! With `--camera-command`, a real ROS 2 camera node replaces the simulated one (the workshop's
+//! camera: an rclpy or rclcpp node on rmw_zenoh_cpp): the demo starts it in each phase, pointed
+//! at the phase's router with shared memory on or off through `ZENOH_CONFIG_OVERRIDE`, and runs
+//! the TCP and zenoh SHM phases only (rmw_zenoh nodes do not speak the lane).
+//!
 //! Each phase's router listens on an ephemeral loopback port, so a router already running on
 //! 7447 is not disturbed. Exit code 0 only when every phase delivered clouds and the two
 //! shared-memory phases really went through shared memory; otherwise the summary says what
@@ -38,6 +43,12 @@ pub struct Args {
     /// Clouds per second.
     #[arg(short, long, default_value = "15", value_parser = cli::rate)]
     pub rate: f64,
+    /// A real camera node to measure instead of the simulated one, run with `sh -c` in each
+    /// phase: any ROS 2 node on rmw_zenoh_cpp publishing sensor_msgs/PointCloud2 on
+    /// /camera/points (e.g. `ros2 run my_camera node`). The demo sets its
+    /// `ZENOH_CONFIG_OVERRIDE` to the phase's router and shared memory setting.
+    #[arg(long, value_name = "COMMAND")]
+    pub camera_command: Option<String>,
 }
 
 /// A phase lasts from 1 s to one hour.
@@ -91,9 +102,12 @@ struct PhaseResult {
     metrics_url: String,
     probe: ProbeReport,
     traffic: Traffic,
-    cpu_ms_per_cloud: f64,
-    /// The camera's shared-memory status in words (with the reason and the fix when off).
-    camera_shm: String,
+    /// The camera's and the probe's CPU time per cloud (the simulated camera's only: a real
+    /// camera's includes its start-up).
+    cpu_ms_per_cloud: Option<f64>,
+    /// The simulated camera's shared-memory status in words (with the reason and the fix when
+    /// off); a real camera does not report it.
+    camera_shm: Option<String>,
 }
 
 impl PhaseResult {
@@ -117,17 +131,30 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
     args.cloud.validate()?;
     let exe = std::env::current_exe().context("cannot find this program to start the demo's processes")?;
-    outln!(
-        "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
-         through zenoh's shared memory, then through the same-host lane, {} each.",
-        args.cloud.width,
-        args.cloud.height,
-        human_bytes(args.cloud.data_bytes()),
-        args.rate,
-        zshm::text::seconds(args.duration)
-    );
+    match &args.camera_command {
+        Some(command) => outln!(
+            "zshm demo: your camera (`{command}`), measured over TCP loopback, then through zenoh's shared \
+             memory, {} each.",
+            zshm::text::seconds(args.duration)
+        ),
+        None => outln!(
+            "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
+             through zenoh's shared memory, then through the same-host lane, {} each.",
+            args.cloud.width,
+            args.cloud.height,
+            human_bytes(args.cloud.data_bytes()),
+            args.rate,
+            zshm::text::seconds(args.duration)
+        ),
+    }
+    // rmw_zenoh nodes do not speak the lane: a real camera runs the first two phases only.
+    let phases = if args.camera_command.is_some() {
+        &PHASES[..2]
+    } else {
+        &PHASES[..]
+    };
     let mut results = Vec::new();
-    for phase in &PHASES {
+    for phase in phases {
         results.push(phase.run(&exe, args).await?);
     }
     compare(&results);
@@ -135,7 +162,7 @@ async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
     if !all {
         eprintln!("zshm demo: a phase received no cloud; run `zshm doctor` to see why");
     }
-    let verdicts: Vec<String> = PHASES
+    let verdicts: Vec<String> = phases
         .iter()
         .zip(&results)
         .filter(|(phase, _)| !phase.no_shm)
@@ -161,7 +188,10 @@ async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
 /// words with the reason and the fix: its column compared TCP with TCP.
 fn shm_verdict(number: u8, shm: &PhaseResult) -> Option<String> {
     let share = shm.probe.shm_share;
-    if shm.probe.received == 0 || share >= 1.0 {
+    let through_shm = (share * shm.probe.received as f64).round() as u64;
+    // A publisher that creates its pool on first use (rmw_zenoh_cpp) sends its first clouds as
+    // copies; the probe counts them apart.
+    if shm.probe.received == 0 || through_shm + shm.probe.network_before_shm >= shm.probe.received {
         return None;
     }
     let mut text = format!(
@@ -171,11 +201,19 @@ fn shm_verdict(number: u8, shm: &PhaseResult) -> Option<String> {
         shm.probe.received,
         shm.name
     );
-    match shm.camera_shm.strip_prefix("off, falling back to TCP: ") {
-        Some(why) => text.push_str(&format!("\nThe camera fell back to TCP: {why}")),
-        None => text.push_str(
+    match (
+        &shm.camera_shm,
+        shm.camera_shm
+            .as_deref()
+            .and_then(|s| s.strip_prefix("off, falling back to TCP: ")),
+    ) {
+        (_, Some(why)) => text.push_str(&format!("\nThe camera fell back to TCP: {why}")),
+        (Some(_), None) => text.push_str(
             "\nThe camera had shared memory; the probe or the router did not (see their warnings above).",
         ),
+        (None, None) => {
+            text.push_str("\nThe probe named the cause above (`zshm cam-latency: … over the network: …`).")
+        }
     }
     text.push_str(
         "\nzshm nodes of one user still meet through the same-host lane (phase 3); rmw_zenoh nodes and \
@@ -225,13 +263,17 @@ impl Phase {
         outln!(
             "\nPhase {}/{}, {}: starting a router, the camera and the probe...",
             self.number,
-            PHASES.len(),
+            if args.camera_command.is_some() {
+                2
+            } else {
+                PHASES.len()
+            },
             self.name
         );
         let mut running = self.start(exe, args).await?;
         outln!("  measuring for {}:", zshm::text::seconds(args.duration));
         let probe = self.measure(&mut running.probe).await?;
-        self.collect(running, probe).await
+        self.collect(running, probe, args.camera_command.is_some()).await
     }
 
     fn shm_flag(&self) -> &'static [&'static str] {
@@ -280,12 +322,27 @@ impl Phase {
             "cam-pub", "-e", &locator, "--json", "--wait", "30", "--width", &width, "--height", &height,
             "--rate", &rate,
         ];
-        let mut camera = spawn(
-            exe,
-            &[&camera_args[..], self.shm_flag()].concat(),
-            self.env,
-            Logs::Shown,
-        )?;
+        let mut camera = match &args.camera_command {
+            Some(command) => {
+                // rmw_zenoh reads its config overrides from this variable (`key=value;…`).
+                let overrides = format!(
+                    "connect/endpoints=[\"{locator}\"];transport/shared_memory/enabled={}",
+                    !self.no_shm
+                );
+                spawn(
+                    Path::new("/bin/sh"),
+                    &["-c", &format!("exec {command}")],
+                    &[("ZENOH_CONFIG_OVERRIDE", &overrides)],
+                    Logs::Shown,
+                )?
+            }
+            None => spawn(
+                exe,
+                &[&camera_args[..], self.shm_flag()].concat(),
+                self.env,
+                Logs::Shown,
+            )?,
+        };
         let camera_summary = camera.drain_json()?;
         Ok(Running {
             router,
@@ -324,7 +381,12 @@ impl Phase {
     }
 
     /// Waits for the probe, stops the camera and the router, and reads what they reported.
-    async fn collect(&self, mut running: Running, probe: Option<ProbeReport>) -> anyhow::Result<PhaseResult> {
+    async fn collect(
+        &self,
+        mut running: Running,
+        probe: Option<ProbeReport>,
+        real_camera: bool,
+    ) -> anyhow::Result<PhaseResult> {
         let probe_status = tokio::time::timeout(PATIENCE, running.probe.wait())
             .await
             .context("the probe did not exit")??;
@@ -332,11 +394,14 @@ impl Phase {
             .await?
             .since(&running.before);
         stop(&mut running.camera).await;
-        let camera = tokio::time::timeout(PATIENCE, &mut running.camera_summary)
+        let summary = tokio::time::timeout(PATIENCE, &mut running.camera_summary)
             .await
-            .context("the camera's stdout did not close")??
-            .context("the camera printed no summary")?;
-        let camera: CameraSummary = serde_json::from_str(&camera).context("the camera's summary")?;
+            .context("the camera's stdout did not close")??;
+        let camera: Option<CameraSummary> = match summary {
+            Some(line) => Some(serde_json::from_str(&line).context("the camera's summary")?),
+            None if real_camera => None,
+            None => anyhow::bail!("the camera printed no summary"),
+        };
         stop(&mut running.router.child).await;
         if !probe_status.success() {
             anyhow::bail!(
@@ -349,10 +414,12 @@ impl Phase {
         Ok(PhaseResult {
             name: self.name,
             metrics_url: running.metrics_url,
-            cpu_ms_per_cloud: 1e3 * (camera.cpu_seconds + probe.cpu_seconds) / clouds,
+            cpu_ms_per_cloud: camera
+                .as_ref()
+                .map(|camera| 1e3 * (camera.cpu_seconds + probe.cpu_seconds) / clouds),
+            camera_shm: camera.map(|camera| camera.shm_status),
             probe,
             traffic,
-            camera_shm: camera.shm_status,
         })
     }
 }
@@ -394,7 +461,10 @@ fn compare(phases: &[PhaseResult]) {
         ("payload through lane", |p| bytes(p.traffic.lane)),
         ("payload through SHM", |p| bytes(p.traffic.shm)),
         ("payload over network", |p| bytes(p.traffic.network)),
-        ("CPU per cloud", |p| format!("{:.2} ms", p.cpu_ms_per_cloud)),
+        ("CPU per cloud", |p| {
+            p.cpu_ms_per_cloud
+                .map_or("-".to_owned(), |cpu| format!("{cpu:.2} ms"))
+        }),
     ];
     for (label, cell) in rows {
         let cells: String = phases.iter().map(|p| format!(" {:>14}", cell(p))).collect();

@@ -35,6 +35,11 @@ pub struct ProbeReport {
     /// windows. `received + before_first + lost` is what the publishers sent up to the last one.
     #[serde(default)]
     pub before_first: u64,
+    /// In the final report: the first messages that came over the network while later ones
+    /// came through shared memory (a publisher that creates its pool on first use, as
+    /// rmw_zenoh_cpp does, sends its first message as a copy); 0 in windows.
+    #[serde(default)]
+    pub network_before_shm: u64,
 }
 
 impl ProbeReport {
@@ -53,6 +58,7 @@ impl ProbeReport {
             latency_ms: window.latency_ms,
             cpu_seconds,
             before_first: 0,
+            network_before_shm: 0,
         }
     }
 }
