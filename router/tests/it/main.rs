@@ -15,6 +15,8 @@ mod camera;
 mod bridge;
 // An independent rmw_zenoh peer (Python, eclipse-zenoh) against zshm's talker and listener.
 mod interop;
+// Real rclpy nodes on the real rmw_zenoh_cpp (Jazzy) with zshm: topics, calls, shared memory.
+mod rmw_zenoh;
 // Services: zshm's and the Python peer's, both ways, `zshm service` and the demo nodes.
 mod services;
 // Actions: the Fibonacci demos, `zshm action list / info / send_goal`, exit codes.
