@@ -62,4 +62,5 @@ export ZSHM_NODE_MODULES="$PWD/target/node/node_modules"
 ZSHM_ROS2=$(tools/ros2/setup.sh --rmw-zenoh | tail -n 1)
 export ZSHM_ROS2
 
-cargo test --workspace --release "$@"
+# Every test binary runs even after one fails, so that a run reports every failure at once.
+cargo test --workspace --release --no-fail-fast "$@"

@@ -46,7 +46,7 @@ pub fn parse_net_dev(text: &str, interface: &str) -> Option<Loopback> {
 /// What one established TCP connection carried, by the kernel's count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TcpBytes {
-    /// Bytes this end sent that the other end acknowledged (`tcpi_bytes_acked`).
+    /// Data bytes this end sent (`tcpi_bytes_sent`, retransmissions included).
     pub sent: u64,
     /// Bytes this end received (`tcpi_bytes_received`).
     pub received: u64,
@@ -101,7 +101,9 @@ fn read_dump(
                     for nla in &response.nlas {
                         if let Nla::TcpInfo(info) = nla {
                             let bytes = TcpBytes {
-                                sent: info.bytes_acked,
+                                // Data bytes put on the wire, retransmissions included
+                                // (bytes_acked would count a client's SYN as one more).
+                                sent: info.bytes_sent,
                                 received: info.bytes_received,
                             };
                             connections.insert((local, remote), bytes);
@@ -163,20 +165,25 @@ mod tests {
         server.write_all(b"thanks!").unwrap();
         let mut back = [0u8; 7];
         client.read_exact(&mut back).unwrap();
-        let key = (client.local_addr().unwrap(), client.peer_addr().unwrap());
+        let client_end = (client.local_addr().unwrap(), client.peer_addr().unwrap());
+        let server_end = (server.local_addr().unwrap(), server.peer_addr().unwrap());
+        let expected = (
+            TcpBytes {
+                sent: 100_000,
+                received: 7,
+            },
+            TcpBytes {
+                sent: 7,
+                received: 100_000,
+            },
+        );
         // The acknowledgement of the last bytes may trail their delivery by a moment.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
             let connections = tcp_connections().unwrap();
-            let bytes = connections[&key];
-            if bytes.sent == 100_000 || std::time::Instant::now() > deadline {
-                assert_eq!(
-                    bytes,
-                    TcpBytes {
-                        sent: 100_000,
-                        received: 7
-                    }
-                );
+            let ends = (connections[&client_end], connections[&server_end]);
+            if ends == expected || std::time::Instant::now() > deadline {
+                assert_eq!(ends, expected);
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(20));

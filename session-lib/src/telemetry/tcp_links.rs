@@ -30,7 +30,7 @@ pub struct LinkBytes {
     pub peer_role: String,
     /// Whether the link negotiated shared memory.
     pub shm: bool,
-    /// Bytes sent over the link's TCP connections and acknowledged, by the kernel's count.
+    /// Bytes sent over the link's TCP connections, by the kernel's count.
     pub sent: u64,
 }
 
