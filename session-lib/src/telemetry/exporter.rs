@@ -103,6 +103,7 @@ impl Exporter {
             reports.len() as f64,
         );
 
+        let report_of: HashMap<&str, &NodeReport> = reports.iter().map(|r| (r.zid.as_str(), r)).collect();
         for node in &stats {
             let base = node_labels(
                 &node.zid,
@@ -110,7 +111,11 @@ impl Exporter {
                 &node_label(&node.zid),
                 host_label(&node.zid),
             );
-            for series in &node.series {
+            let derived = report_of
+                .get(node.zid.as_str())
+                .map(|report| zenoh_stats::derive_payload_bytes(&node.series, &report.stats))
+                .unwrap_or_default();
+            for series in node.series.iter().chain(&derived) {
                 let mut all = base.clone();
                 all.extend(series.labels.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
                 let (help, kind) = zenoh_family(series.family);
@@ -413,7 +418,7 @@ impl Exporter {
 /// Builds a node's labels plus some of a series' own.
 type WithLabels<'a> = dyn Fn(&[(&str, &str)]) -> Labels + 'a;
 
-const PAYLOAD_BYTES_HELP: &str = "Payload bytes of user messages, by direction and path (shm: through zenoh's shared memory, network: over the link, from zenoh's statistics; lane: through the same-host lane, from zshm's report).";
+const PAYLOAD_BYTES_HELP: &str = "Payload bytes of user messages, by direction and path (shm: through zenoh's shared memory, network: over the link, from zenoh's statistics; on zenoh 1.9, which counts messages but not their bytes, received bytes are the zshm subscriptions' own count and sent bytes the messages sent times the mean size published; lane: through the same-host lane, from zshm's report).";
 
 const PAYLOAD_MESSAGES_HELP: &str =
     "User messages, by direction and path (shm, network or lane; see zshm_payload_bytes_total).";

@@ -1,7 +1,7 @@
 //! zenoh's own statistics (crate feature `stats`), read from the admin space of every node that
 //! enables it, and translated into zshm's series.
 //!
-//! zenoh 1.10.2 serves OpenMetrics text at `@/<zid>/<whatami>/metrics`; the families used here
+//! zenoh (1.9 and 1.10) serves OpenMetrics text at `@/<zid>/<whatami>/metrics`; the families used here
 //! (`zenoh-stats/src/registry.rs`):
 //!
 //! | zenoh | zshm |
@@ -14,7 +14,9 @@
 //! | `zenoh_links_opened{protocol}` | `zshm_links{protocol}` |
 //!
 //! Payload series are summed over priority and message kind; `path` is `shm` when zenoh's `shm`
-//! label is `true`, else `network`.
+//! label is `true`, else `network`. zenoh 1.9 has the families but records no payload for
+//! unicast links: there the puts of `zenoh_{tx,rx}_network_message_total{message="put",shm}`
+//! are the message counts, and [`derive_payload_bytes`] gives the bytes.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -125,12 +127,98 @@ pub fn translate(text: &str) -> Vec<Series> {
         };
         *summed.entry((family, labels)).or_default() += value;
     }
+    // zenoh 1.9 records no payload histograms for unicast links (its routing gives their faces
+    // no statistics handle; 1.10 does): the puts it counts by path stand in for the message
+    // counts, and the exporter derives the bytes ([`derive_payload_bytes`]).
+    if !summed
+        .keys()
+        .any(|(family, _)| *family == "zshm_payload_messages_total")
+    {
+        for sample in &scrape.samples {
+            let (prometheus_parse::Value::Counter(value) | prometheus_parse::Value::Untyped(value)) =
+                sample.value
+            else {
+                continue;
+            };
+            let label = |name: &str| sample.labels.get(name).unwrap_or_default();
+            let direction = match sample.metric.as_str() {
+                "zenoh_tx_network_message_total" => "tx",
+                "zenoh_rx_network_message_total" => "rx",
+                _ => continue,
+            };
+            if label("message") != "put" {
+                continue;
+            }
+            let path = if label("shm") == "true" { "shm" } else { "network" };
+            *summed
+                .entry((
+                    "zshm_payload_messages_total",
+                    vec![("direction", direction.into()), ("path", path.into())],
+                ))
+                .or_default() += value;
+        }
+    }
     summed
         .into_iter()
         .map(|((family, labels), value)| Series {
             family,
             labels,
             value,
+        })
+        .collect()
+}
+
+/// The payload bytes of a zshm process whose zenoh counted its messages by path but not their
+/// bytes (zenoh 1.9, see [`translate`]): received bytes as the process's own subscriptions
+/// counted them (exact), sent bytes as the puts zenoh sent by path times the mean size of what
+/// the process published through zenoh (exact for fixed-size messages such as a camera's); for
+/// a process that published nothing (a router forwarding others' messages), the bytes it wrote
+/// on its sockets stand for what it sent over the network, and what it sent through shared
+/// memory is left out (its sizes are unknown). Nothing when zenoh counted the bytes itself.
+pub fn derive_payload_bytes(series: &[Series], stats: &crate::stats::StatsSnapshot) -> Vec<Series> {
+    if series.iter().any(|s| s.family == "zshm_payload_bytes_total") {
+        return Vec::new();
+    }
+    let published_messages = stats.published_shm_messages + stats.published_heap_messages;
+    let published_bytes = stats.published_shm_bytes + stats.published_heap_bytes;
+    let mean_published = if published_messages > 0 {
+        published_bytes as f64 / published_messages as f64
+    } else {
+        0.0
+    };
+    let label_of = |s: &Series, name: &str| {
+        s.labels
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or(String::new(), |(_, v)| v.clone())
+    };
+    // What the process wrote on its sockets: for a process that publishes nothing itself (a
+    // router forwarding), the messages it sent over the network are nearly all of it.
+    let wire_tx: f64 = series
+        .iter()
+        .filter(|s| s.family == "zshm_wire_bytes_total" && label_of(s, "direction") == "tx")
+        .map(|s| s.value)
+        .sum();
+    series
+        .iter()
+        .filter(|s| s.family == "zshm_payload_messages_total")
+        .filter_map(|s| {
+            let value = match (label_of(s, "direction").as_str(), label_of(s, "path").as_str()) {
+                ("rx", "shm") => stats.received_shm_bytes as f64,
+                ("rx", _) => stats.received_net_bytes as f64,
+                ("tx", path) if published_messages == 0 => {
+                    if path != "network" || s.value == 0.0 {
+                        return None;
+                    }
+                    wire_tx
+                }
+                _ => (s.value * mean_published).round(),
+            };
+            Some(Series {
+                family: "zshm_payload_bytes_total",
+                labels: s.labels.clone(),
+                value,
+            })
         })
         .collect()
 }
@@ -242,6 +330,55 @@ zenoh_tx_network_message_per_transport_total{local_id="57",local_whatami="peer",
 zenoh_rx_network_message_per_transport_total{local_id="57",local_whatami="peer",priority="data",message="put",shm="true",protocol="tcp",remote_zid="3da6",remote_whatami="router",remote_group="",remote_cn="",disconnected="false"} 2
 # EOF
 "#;
+
+    /// Trimmed from a real zenoh 1.9.0 camera (cam-pub, lane off) after 77 clouds of 7,372,800
+    /// bytes: message counts by path, and no payload histogram samples.
+    const ZENOH_1_9: &str = r#"# TYPE zenoh_tx_network_message_payload_bytes histogram
+# TYPE zenoh_tx_network_message counter
+zenoh_tx_network_message_total{local_id="97",local_whatami="peer",priority="control",message="declare",shm="false",protocol="tcp"} 84
+zenoh_tx_network_message_total{local_id="97",local_whatami="peer",priority="data",message="put",shm="true",protocol="tcp"} 68
+zenoh_tx_network_message_total{local_id="97",local_whatami="peer",priority="data",message="query",shm="false",protocol="tcp"} 4
+zenoh_tx_network_message_total{local_id="97",local_whatami="peer",priority="data",message="put",shm="false",protocol="tcp"} 9
+# EOF
+"#;
+
+    #[test]
+    fn on_zenoh_1_9_puts_stand_in_for_messages_and_bytes_are_derived_from_the_report() {
+        let series = translate(ZENOH_1_9);
+        let value = |family: &str, direction: &str, path: &str| {
+            series
+                .iter()
+                .chain(&derive_payload_bytes(&series, &stats()))
+                .find(|s| {
+                    s.family == family
+                        && s.labels.contains(&("direction", direction.to_owned()))
+                        && s.labels.contains(&("path", path.to_owned()))
+                })
+                .map(|s| s.value)
+        };
+        assert_eq!(value("zshm_payload_messages_total", "tx", "shm"), Some(68.0));
+        assert_eq!(value("zshm_payload_messages_total", "tx", "network"), Some(9.0));
+        assert_eq!(
+            value("zshm_payload_bytes_total", "tx", "shm"),
+            Some(68.0 * 7_372_800.0)
+        );
+        assert_eq!(
+            value("zshm_payload_bytes_total", "tx", "network"),
+            Some(9.0 * 7_372_800.0)
+        );
+
+        // zenoh 1.10 counts the bytes itself: nothing is derived.
+        assert!(derive_payload_bytes(&translate(SAMPLE), &stats()).is_empty());
+    }
+
+    /// A camera that published 77 clouds of 7,372,800 bytes through zenoh.
+    fn stats() -> crate::stats::StatsSnapshot {
+        crate::stats::StatsSnapshot {
+            published_shm_messages: 77,
+            published_shm_bytes: 77 * 7_372_800,
+            ..Default::default()
+        }
+    }
 
     #[test]
     fn per_transport_puts_are_split_by_path_and_declarations_ignored() {

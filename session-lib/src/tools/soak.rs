@@ -11,6 +11,9 @@ use std::fmt::Write as _;
 /// How much a process's resident memory may grow after warm-up before the soak fails.
 pub const RSS_GROWTH_BOUND: u64 = 64 << 20;
 
+/// Seconds after the first restart of a subscriber before the soak counts as warm.
+const RESTART_SETTLE_SECONDS: f64 = 3.0;
+
 /// How many more zenoh segments /dev/shm may hold at the end than after warm-up (a killed
 /// process's leftovers wait for the next zenoh process to start).
 pub const SEGMENT_GROWTH_BOUND: u64 = 3;
@@ -87,7 +90,10 @@ pub struct SoakReport {
 
 impl SoakReport {
     /// Fills [`failures`](Self::failures): losses, publish failures, and growth of memory or of
-    /// /dev/shm between the first sample after a quarter of the run and the last one.
+    /// /dev/shm between the first sample once warm and the last one. Warm is after a quarter of
+    /// the run and a few seconds after the first restart of a subscriber: a camera whose
+    /// subscribers all read through the lane creates its zenoh pool (64 MiB, locked) only when a
+    /// new subscriber needs zenoh until it attaches to the lane, once.
     pub fn judge(&mut self) {
         let mut failures = Vec::new();
         for probe in self.probes.iter().filter(|p| p.lost > 0) {
@@ -102,7 +108,15 @@ impl SoakReport {
         if self.publish_failures > 0 {
             failures.push(format!("{} clouds could not be published", self.publish_failures));
         }
-        let warm = self.seconds / 4.0;
+        let mut starts: Vec<f64> = self
+            .probes
+            .iter()
+            .filter(|p| p.role == "restarted")
+            .map(|p| p.started_at)
+            .collect();
+        starts.sort_by(f64::total_cmp);
+        let first_restart = starts.get(1).map_or(0.0, |t| t + RESTART_SETTLE_SECONDS);
+        let warm = (self.seconds / 4.0).max(first_restart);
         let reference = self.samples.iter().find(|s| s.seconds >= warm);
         if let (Some(first), Some(last)) = (reference, self.samples.last()) {
             for (role, before) in &first.rss_bytes {
