@@ -8,6 +8,13 @@
 //!   oldest connection still waiting for its request head is shed to make room; only when every
 //!   connection is in the middle of a request is the new one refused (closed at once).
 //!
+//! Admission is one decision under one lock: the new connection takes the shed one's place at
+//! once instead of waiting for its slot to be given back. (Waiting raced: under load, a burst of
+//! new connections could shed every waiting one before any had closed, and the next arrival,
+//! finding nothing left to shed, was refused although the slots were about to free.) A shed
+//! connection closes at its next poll, so the connections open exceed `cap` only by the shed
+//! ones still closing.
+//!
 //! So half-open connections (a request line sent halfway, then silence) cannot keep a scrape
 //! out: each one holds a slot for at most [`HEAD_DEADLINE`], and fewer than that when others
 //! arrive. This is not a defence against a flood of complete requests; that is what the
@@ -21,14 +28,10 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
 
 /// How long a client has to send its request head (request line and headers).
 pub const HEAD_DEADLINE: Duration = Duration::from_secs(3);
-
-/// How long an arriving connection waits for the slot of a connection it had shed.
-const SHED_WAIT: Duration = Duration::from_millis(500);
 
 /// Admits connections under a cap, shedding the ones that have not sent a request head.
 #[derive(Debug, Clone)]
@@ -40,7 +43,8 @@ pub struct Guard {
 struct Shared {
     /// What the guard protects, for the log.
     name: &'static str,
-    slots: Arc<Semaphore>,
+    /// Connections served at once, not counting the shed ones still closing.
+    cap: usize,
     /// Live connections, oldest first.
     live: Mutex<Vec<Weak<Conn>>>,
     /// Whether a keep-alive connection gets a new head deadline after each response (HTTP) or
@@ -82,7 +86,7 @@ impl Guard {
         Self {
             inner: Arc::new(Shared {
                 name,
-                slots: Arc::new(Semaphore::new(cap)),
+                cap,
                 live: Mutex::new(Vec::new()),
                 every_request,
                 shed: AtomicU64::new(0),
@@ -103,34 +107,8 @@ impl Guard {
     }
 
     /// Admits `stream`, shedding the oldest connection without a request in progress when the
-    /// cap is reached; `None` (the stream is closed) when no slot could be freed.
-    pub async fn admit<S>(&self, stream: S) -> Option<Guarded<S>> {
-        let permit = match self.inner.slots.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(_) => {
-                let permit = if self.shed_one() {
-                    tokio::time::timeout(SHED_WAIT, self.inner.slots.clone().acquire_owned())
-                        .await
-                        .ok()
-                        .and_then(Result::ok)
-                } else {
-                    None
-                };
-                match permit {
-                    Some(permit) => permit,
-                    None => {
-                        if self.inner.refused.fetch_add(1, Ordering::Relaxed) == 0 {
-                            tracing::warn!(
-                                "{}: every connection is serving a request; refusing new ones \
-                                 until one ends (counted; logged once)",
-                                self.inner.name
-                            );
-                        }
-                        return None;
-                    }
-                }
-            }
-        };
+    /// cap is reached; `None` (the stream is closed) when every connection is serving a request.
+    pub fn admit<S>(&self, stream: S) -> Option<Guarded<S>> {
         let conn = Arc::new(Conn {
             waiting: AtomicBool::new(true),
             ..Conn::default()
@@ -138,6 +116,21 @@ impl Guard {
         {
             let mut live = self.inner.live.lock().expect("no panics under the guard lock");
             live.retain(|c| c.strong_count() > 0);
+            let serving = live
+                .iter()
+                .filter_map(Weak::upgrade)
+                .filter(|c| !c.shed.load(Ordering::Acquire))
+                .count();
+            if serving >= self.inner.cap && !self.shed_oldest_waiting(&live) {
+                if self.inner.refused.fetch_add(1, Ordering::Relaxed) == 0 {
+                    tracing::warn!(
+                        "{}: every connection is serving a request; refusing new ones until one \
+                         ends (counted; logged once)",
+                        self.inner.name
+                    );
+                }
+                return None;
+            }
             live.push(Arc::downgrade(&conn));
         }
         Some(Guarded {
@@ -146,14 +139,12 @@ impl Guard {
             guard: self.inner.clone(),
             head_deadline: Box::pin(tokio::time::sleep(HEAD_DEADLINE)),
             tail: [0; 3],
-            _permit: permit,
         })
     }
 
-    /// Tells the oldest connection waiting for a request head to close; false when there is
-    /// none.
-    fn shed_one(&self) -> bool {
-        let live = self.inner.live.lock().expect("no panics under the guard lock");
+    /// Tells the oldest connection of `live` waiting for a request head to close; false when
+    /// there is none.
+    fn shed_oldest_waiting(&self, live: &[Weak<Conn>]) -> bool {
         let victim = live
             .iter()
             .filter_map(Weak::upgrade)
@@ -182,7 +173,7 @@ impl Guard {
 }
 
 /// A connection admitted by a [`Guard`]: its reads fail once it is shed or its request head is
-/// late, and it gives its slot back when dropped.
+/// late, and it leaves the guard's count when dropped.
 #[derive(Debug)]
 pub struct Guarded<S> {
     stream: S,
@@ -191,7 +182,6 @@ pub struct Guarded<S> {
     head_deadline: Pin<Box<Sleep>>,
     /// The last three bytes read, to find a head's end across reads.
     tail: [u8; 3],
-    _permit: OwnedSemaphorePermit,
 }
 
 impl<S> Guarded<S> {
@@ -285,8 +275,8 @@ mod tests {
         let guard = Guard::new("test", 2, true);
         let (a, mut a_peer) = duplex(1024);
         let (b, mut b_peer) = duplex(1024);
-        let mut a = guard.admit(a).await.expect("a slot is free");
-        let mut b = guard.admit(b).await.expect("a slot is free");
+        let mut a = guard.admit(a).expect("a slot is free");
+        let mut b = guard.admit(b).expect("a slot is free");
         // b completes a request head; a does not.
         a_peer.write_all(b"GET /met").await.unwrap();
         b_peer
@@ -300,7 +290,7 @@ mod tests {
 
         let (c, _c_peer) = duplex(1024);
         let shed = tokio::spawn(async move { a.read(&mut [0u8; 16]).await });
-        let c = guard.admit(c).await;
+        let c = guard.admit(c);
         assert!(c.is_some(), "a's slot went to c");
         assert!(shed.await.unwrap().is_err(), "a was closed");
         assert_eq!(guard.counts().shed, 1);
@@ -309,21 +299,46 @@ mod tests {
         // shed next, never b.
         drop(c);
         let (d, _d_peer) = duplex(1024);
-        assert!(guard.admit(d).await.is_some());
+        assert!(guard.admit(d).is_some());
         let (e, _e_peer) = duplex(1024);
-        assert!(guard.admit(e).await.is_some(), "d (waiting) shed for e");
+        assert!(guard.admit(e).is_some(), "d (waiting) shed for e");
         assert!(b.head_received());
+    }
+
+    #[tokio::test]
+    async fn a_burst_at_the_cap_is_admitted_while_the_shed_connections_are_still_closing() {
+        let guard = Guard::new("test", 2, false);
+        // Nothing reads these, so none of them closes while the burst arrives: each arrival
+        // must take a place of its own at once.
+        let mut held = Vec::new();
+        for _ in 0..40 {
+            let (conn, peer) = duplex(64);
+            held.push((
+                guard.admit(conn).expect("a waiting connection is shed for it"),
+                peer,
+            ));
+        }
+        assert_eq!(guard.counts().shed, 38);
+        assert_eq!(guard.counts().refused, 0);
+        let newest: Vec<bool> = held
+            .iter()
+            .map(|(c, _)| c.conn.shed.load(Ordering::Acquire))
+            .collect();
+        assert!(
+            newest[..38].iter().all(|&s| s) && !newest[38] && !newest[39],
+            "the oldest are shed"
+        );
     }
 
     #[tokio::test]
     async fn a_cap_of_busy_connections_refuses() {
         let guard = Guard::new("test", 1, true);
         let (a, mut a_peer) = duplex(1024);
-        let mut a = guard.admit(a).await.expect("a slot is free");
+        let mut a = guard.admit(a).expect("a slot is free");
         a_peer.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
         let _ = a.read(&mut [0u8; 64]).await.unwrap();
         let (b, _b_peer) = duplex(1024);
-        assert!(guard.admit(b).await.is_none());
+        assert!(guard.admit(b).is_none());
         assert_eq!(guard.counts().refused, 1);
     }
 
@@ -331,7 +346,7 @@ mod tests {
     async fn a_late_request_head_closes_the_connection() {
         let guard = Guard::new("test", 4, true);
         let (a, mut a_peer) = duplex(1024);
-        let mut a = guard.admit(a).await.expect("a slot is free");
+        let mut a = guard.admit(a).expect("a slot is free");
         a_peer.write_all(b"GET /").await.unwrap();
         let mut buf = [0u8; 64];
         let _ = a.read(&mut buf).await.unwrap();
@@ -344,7 +359,7 @@ mod tests {
     async fn a_head_split_across_reads_is_found() {
         let guard = Guard::new("test", 1, false);
         let (a, mut a_peer) = duplex(1024);
-        let mut a = guard.admit(a).await.expect("a slot is free");
+        let mut a = guard.admit(a).expect("a slot is free");
         let mut buf = [0u8; 64];
         for part in [&b"GET / HTTP/1.1\r"[..], b"\n\r", b"\n"] {
             a_peer.write_all(part).await.unwrap();

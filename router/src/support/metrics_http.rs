@@ -163,7 +163,7 @@ impl axum::serve::Listener for Capped {
             match self.inner.accept().await {
                 Ok((stream, addr)) => {
                     // None: every slot serves a request; the stream is dropped (closed).
-                    if let Some(stream) = self.guard.admit(stream).await {
+                    if let Some(stream) = self.guard.admit(stream) {
                         let io = Limited {
                             stream,
                             deadline: Box::pin(tokio::time::sleep(CONNECTION_LIFETIME)),

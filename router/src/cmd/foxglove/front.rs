@@ -86,13 +86,13 @@ pub fn serve(
             };
             while connections.try_join_next().is_some() {}
             let _ = stream.set_nodelay(true);
-            let guard = guard.clone();
+            // Admitted in the order accepted. None: every slot is serving a client; the
+            // stream is dropped (closed).
+            let Some(client) = guard.admit(stream) else {
+                continue;
+            };
             let totals = totals.clone();
             connections.spawn(async move {
-                // None: every slot is serving a client; the stream is dropped (closed).
-                let Some(client) = guard.admit(stream).await else {
-                    return;
-                };
                 if let Err(err) = connection(client, addr, upstream, limits, &totals).await {
                     tracing::debug!("foxglove client {addr}: {err}");
                 }
