@@ -99,10 +99,7 @@ impl Spawn {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .env(
-                "RUST_LOG",
-                "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error",
-            );
+            .env("RUST_LOG", test_log_filter());
         for (key, _) in std::env::vars() {
             if key.starts_with("ZENOH_") || key.starts_with("ROS_") || key.starts_with("ZSHM_") {
                 command.env_remove(key);
@@ -448,4 +445,11 @@ pub fn http_get(url: &str) -> String {
         .body_mut()
         .read_to_string()
         .unwrap()
+}
+
+/// The `RUST_LOG` of every process a test starts: zshm's info and zenoh's warnings, or
+/// `ZSHM_TEST_LOG` when set (to chase a failure with zenoh's debug lines, for example).
+fn test_log_filter() -> String {
+    std::env::var("ZSHM_TEST_LOG")
+        .unwrap_or_else(|_| "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error".to_owned())
 }
