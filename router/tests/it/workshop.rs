@@ -262,15 +262,8 @@ fn systemd_unit_runs_the_router_without_a_memlock_limit() {
 /// systemd itself accepts the unit: no unknown key, no bad value (the binary path is replaced by
 /// the one under test, which systemd checks is executable).
 #[test]
+#[ignore = "needs systemd-analyze, which tools/test.sh installs and runs it with as root, as CI does"]
 fn systemd_analyze_verifies_the_unit() {
-    if std::process::Command::new("systemd-analyze")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: systemd-analyze is not installed (tools/test.sh installs it as root)");
-        return;
-    }
     let text = std::fs::read_to_string(repo_path("launch/zshm-router.service")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let unit = dir.path().join("zshm-router.service");
