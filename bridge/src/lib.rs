@@ -14,7 +14,7 @@
 //! endpoint spoken to in its own RMW's framing ([`Framing`]: rmw_fastrtps_cpp's sample identity
 //! for Fast DDS peers, rmw_cyclonedds_cpp's request header for the others), and so parameters
 //! and actions, which are services and topics. The bridge writes its own `ros_discovery_info`,
-//! so DDS tools see the rmw_zenoh nodes behind its endpoints. See the README's "Bridging DDS".
+//! so DDS tools see the rmw_zenoh nodes behind its endpoints. See docs/bridging.md.
 //!
 //! ## Why RustDDS
 //!

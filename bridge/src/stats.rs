@@ -81,8 +81,7 @@ impl DropReason {
             DropReason::Stale => "nothing: a volatile route starts with what is written after it",
             DropReason::DdsGap => {
                 "the DDS side lost them before the bridge got them: a best-effort or keep-last writer \
-                 under load, or a writer that joined while the bridge's reader existed (README, \
-                 \"Bridging DDS\")"
+                 under load, or a writer that joined while the bridge's reader existed (docs/bridging.md)"
             }
             DropReason::NoDdsReader => {
                 "nothing to do if the DDS subscription left; else check its QoS against the zenoh publisher's"

@@ -1,5 +1,5 @@
 //! Publishes one simulated point cloud built in place in shared memory and reads it back
-//! through a borrowed view: the zero-copy path of zshm in a few lines (the README's example).
+//! through a borrowed view: the zero-copy path of zshm in a few lines (the example of docs/library.md).
 //!
 //! Run it next to a router: `cargo run --release --example loan_pointcloud` (after
 //! `zshm router` in another terminal).

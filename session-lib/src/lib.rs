@@ -39,7 +39,7 @@
 //! ## Layers
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
-//! table in the README): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
+//! table in docs/architecture.md): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
 //! [`cdr`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
 //! the benchmarks, not nodes.
 

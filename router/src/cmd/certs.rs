@@ -1,7 +1,7 @@
 //! `zshm certs`: a throw-away CA with certificates, keys and passwords for the secure example
 //! configs in `configs/secure/` (mutual TLS or user/password between a robot and a control
 //! station). Copy the directory to `/etc/zshm/secure/` on both hosts, or point the configs at it
-//! with `ZENOH_CONFIG_OVERRIDE`; see the README's "Security" section.
+//! with `ZENOH_CONFIG_OVERRIDE`; see docs/security.md.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     outln!(
         "zshm certs: {} files in {} (keys and passwords mode 0600), valid {} days; \
-         see configs/secure/ and the README's Security section",
+         see configs/secure/ and docs/security.md",
         written.len(),
         args.out.display(),
         plan.days

@@ -65,7 +65,7 @@ pub struct CertPlan {
 }
 
 impl Default for CertPlan {
-    /// The addresses of the README's example (10.0.0.1 and 10.0.0.2), 30 days.
+    /// The addresses of the example of docs/security.md (10.0.0.1 and 10.0.0.2), 30 days.
     fn default() -> Self {
         Self {
             robot_host: "10.0.0.1".into(),

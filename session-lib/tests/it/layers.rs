@@ -1,7 +1,7 @@
-//! The architecture holds: each module of the library imports only from the layers below it, as
-//! the README's "Layers" table lists them, and the `zshm` program's parts import only downward
-//! (`main` → `cmd` → `support` → `cli`, and no command from another command's file except the
-//! shared ones). Reads the sources; a new import against the table fails here.
+//! The architecture holds: each module of the library imports only from the layers below it, as the
+//! "Layers" table of docs/architecture.md lists them, and the `zshm` program's parts import only
+//! downward (`main` → `cmd` → `support` → `cli`, and no command from another command's file except
+//! the shared ones). Reads the sources; a new import against the table fails here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,13 +10,13 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The library's layers from the README, lowest first: `| 1 | `text` | purpose |`.
+/// The library's layers from docs/architecture.md, lowest first: `| 1 | `text` | purpose |`.
 fn readme_layers() -> Vec<String> {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo().join("docs/architecture.md")).unwrap();
     let section = readme
         .split("\n### Layers of the library")
         .nth(1)
-        .expect("README has a '### Layers of the library' section");
+        .expect("docs/architecture.md has a '### Layers of the library' section");
     let mut layers = Vec::new();
     for line in section.lines().skip_while(|l| !l.starts_with('|')) {
         if !line.starts_with('|') {
@@ -118,7 +118,7 @@ fn library_modules_import_only_from_lower_layers() {
         }
         let Some(&own) = rank.get(module.as_str()) else {
             violations.push(format!(
-                "{}: module `{module}` is not in the README's layer table",
+                "{}: module `{module}` is not in the layer table of docs/architecture.md",
                 file.display()
             ));
             continue;
@@ -155,7 +155,7 @@ fn every_library_module_is_in_the_layer_table() {
         .collect();
     assert_eq!(
         declared, layers,
-        "lib.rs declares its modules in the README's layer order"
+        "lib.rs declares its modules in the layer order of docs/architecture.md"
     );
 }
 

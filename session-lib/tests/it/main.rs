@@ -26,7 +26,7 @@ mod actions;
 mod type_description;
 // Parameters: types, ranges, read-only, callbacks, overrides, events, opting out.
 mod params;
-// The layers of the README hold in the code of both crates.
+// The layers of docs/architecture.md hold in the code of both crates.
 mod layers;
 // The same-host lane: paths, switching, QoS, lane off.
 mod lane;

@@ -189,7 +189,7 @@ fn routes_come_back_after_the_dds_peer_restarts_and_outlive_a_router_restart_and
     // its KEEP_LAST(10) queue) every message is the restarted talker's. (Not asserted: which
     // one comes first, since a loaded listener drops the oldest queued, counted; nor that none
     // comes twice: beside a busy core the listener once heard the restarted talker's 1..5
-    // twice, not yet explained, see the README's "Bridging DDS".)
+    // twice, not yet explained, see docs/bridging.md.)
     wait_until("the restarted talker's messages", || {
         heard_numbers(&listener).len() >= heard_before + 15
     });
