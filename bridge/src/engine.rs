@@ -21,12 +21,12 @@ use std::time::{Duration, Instant};
 use zshm::Session;
 use zshm::dynamic::MessageType;
 use zshm::ros::dynamic::DynamicType;
-use zshm::ros::gid::Gid;
-use zshm::ros::keyexpr::ros_type_name;
-use zshm::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
-use zshm::ros::qos::{Durability, History, QosProfile, Reliability};
 use zshm::ros::{Node, NodeError, NodeOptions};
 use zshm::session::report::{RouteReport, RouteSource};
+use zshm_protocol::gid::Gid;
+use zshm_protocol::keyexpr::ros_type_name;
+use zshm_protocol::liveliness::{self, EndpointInfo, EntityKind, Token};
+use zshm_protocol::qos::{Durability, History, QosProfile, Reliability};
 
 use crate::config::{BridgeConfig, Kind};
 use crate::dds::{Dds, DdsError, DdsQos, RemoteEndpoint};

@@ -14,7 +14,7 @@
 //!   rmw_dds_common's `qos.cpp`); Humble's send nothing. [`TypeHashSource`] says where a hash came
 //!   from.
 
-use zshm::ros::keyexpr::ros_type_name;
+use zshm_protocol::keyexpr::ros_type_name;
 use zshm_rosidl::{InterfaceSet, TypeName};
 
 /// The prefix of ROS topics on DDS.

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use rustdds::RepresentationIdentifier;
 use zshm::dynamic::MessageType;
-use zshm::ros::attachment::Attachment;
 use zshm::ros::dynamic::{DynamicPublisher, DynamicSubscription};
-use zshm::ros::gid::Gid;
+use zshm_protocol::attachment::Attachment;
+use zshm_protocol::gid::Gid;
 
 use crate::dds::{RawCdr, RawReader, RawWriter};
 use crate::stats::{DropReason, RouteStats};

@@ -39,9 +39,11 @@
 //! ## Layers
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
-//! table in docs/architecture.md): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`], [`raw`],
-//! [`cdr`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]. [`tools`] serves the `zshm` program and
-//! the benchmarks, not nodes.
+//! table in docs/architecture.md): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`],
+//! [`raw`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]; below them all, the wire
+//! protocol of the `zshm-protocol` crate ([`cdr`], and in [`ros`] the names, key expressions,
+//! tokens, QoS, attachment and GIDs). [`tools`] serves the `zshm` program and the benchmarks, not
+//! nodes.
 
 #![deny(missing_docs)]
 
@@ -59,7 +61,7 @@ pub mod session;
 
 pub mod raw;
 
-pub mod cdr;
+pub use zshm_protocol::cdr;
 
 pub mod msgs;
 

@@ -281,7 +281,7 @@ impl Drop for ZenohToDdsServer {
 /// writer, the zenoh client and the calls in flight.
 pub(crate) struct DdsToZenohServer {
     task: JoinHandle<()>,
-    gid: zshm::ros::gid::Gid,
+    gid: zshm_protocol::gid::Gid,
     own_gids: OwnGids,
 }
 
@@ -299,7 +299,8 @@ impl DdsToZenohServer {
         own_gids: OwnGids,
         counters: Counters,
     ) -> Self {
-        let gid = zshm::ros::gid::Gid::of_token(&zshm::ros::liveliness::endpoint_token(client.info()));
+        let gid =
+            zshm_protocol::gid::Gid::of_token(&zshm_protocol::liveliness::endpoint_token(client.info()));
         own_gids.lock().unwrap_or_else(|e| e.into_inner()).insert(gid);
         let task = tokio::spawn(async move {
             client.wait_for_service(MATCH_WAIT).await;

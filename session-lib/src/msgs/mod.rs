@@ -25,16 +25,7 @@ pub use time::wall_clock_nanos;
 
 use crate::cdr::{CdrError, CdrReader, CdrSink, CdrWriter, SizeCounter};
 
-/// The identity of a ROS message type on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TypeInfo {
-    /// The ROS name, e.g. `sensor_msgs/msg/PointCloud2`.
-    pub name: &'static str,
-    /// The DDS name rmw_zenoh puts in key expressions, e.g. `sensor_msgs::msg::dds_::PointCloud2_`.
-    pub dds_name: &'static str,
-    /// The REP-2011 type hash, `RIHS01_<sha256 hex>`.
-    pub hash: &'static str,
-}
+pub use zshm_protocol::TypeInfo;
 
 /// A ROS message with a CDR encoding.
 pub trait Message: Sized + Send + Sync + 'static {
@@ -178,3 +169,28 @@ pub type GetResultResponse<A> = <<A as ActionType>::GetResult as ServiceType>::R
 
 // The generated packages (`std_msgs`, `sensor_msgs`, ...), `MESSAGE_TYPES` and `reencode`.
 include!(concat!(env!("OUT_DIR"), "/zshm_interfaces.rs"));
+
+#[cfg(test)]
+mod type_info_tests {
+    use super::{Message, builtin_interfaces, sensor_msgs, std_msgs};
+    use zshm_protocol::keyexpr::ros_type_name;
+
+    #[test]
+    fn generated_dds_names_derive_from_ros_names_and_hashes_are_rihs01() {
+        for info in [
+            builtin_interfaces::msg::Time::TYPE,
+            std_msgs::msg::Header::TYPE,
+            std_msgs::msg::String::TYPE,
+            sensor_msgs::msg::PointField::TYPE,
+            sensor_msgs::msg::PointCloud2::TYPE,
+            sensor_msgs::msg::Image::TYPE,
+        ] {
+            assert_eq!(ros_type_name(info.dds_name), info.name);
+            assert!(
+                info.hash.starts_with("RIHS01_") && info.hash.len() == 7 + 64,
+                "{}",
+                info.hash
+            );
+        }
+    }
+}

@@ -19,16 +19,10 @@
 //!   publisher skips zenoh, and how both paths merge into one ordered delivery.
 
 pub mod action;
-pub mod attachment;
 pub mod dynamic;
-pub mod gid;
 pub mod graph;
-pub mod keyexpr;
 pub(crate) mod lane;
-pub mod liveliness;
-pub mod names;
 pub mod parameter;
-pub mod qos;
 
 pub(crate) mod delivery;
 pub mod executor;
@@ -40,6 +34,9 @@ pub mod service;
 mod subscription;
 mod type_cache;
 pub mod type_description;
+
+// rmw_zenoh's wire protocol, from its own crate, where node code has always found it.
+pub use zshm_protocol::{attachment, gid, keyexpr, liveliness, names, qos};
 
 pub use delivery::{HEAP_BYTES_BOUND, KEEP_ALL_BOUND};
 pub use executor::{CallbackGroup, CallbackGroupKind, Executor, ExecutorError, SpinHandle, Timer};

@@ -101,7 +101,7 @@ pub fn normalize_namespace(namespace: &str) -> Result<String, NameError> {
 /// [`normalize_namespace`]) into a fully qualified name.
 ///
 /// ```
-/// use zshm::ros::names::expand_topic_name;
+/// use zshm_protocol::names::expand_topic_name;
 /// assert_eq!(expand_topic_name("points", "cam", "/robot1").unwrap(), "/robot1/points");
 /// assert_eq!(expand_topic_name("~/status", "cam", "/robot1").unwrap(), "/robot1/cam/status");
 /// assert_eq!(expand_topic_name("/camera/points", "cam", "/robot1").unwrap(), "/camera/points");

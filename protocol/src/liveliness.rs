@@ -150,7 +150,7 @@ pub fn node_token(node: &NodeInfo) -> String {
 /// The key expression of the tokens of every `kind` endpoint named `name` (a topic or a service)
 /// with type `type_name`, in any node and with any QoS; `type_hash` `None` matches any hash
 /// (rmw_zenoh's service availability compares the name and the type, not the hash).
-pub(crate) fn endpoints_key(
+pub fn endpoints_key(
     domain: u32,
     kind: EntityKind,
     name: &str,
@@ -247,8 +247,8 @@ pub fn parse_token(token: &str) -> Result<Token, TokenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ros::gid::Gid;
-    use crate::ros::qos::Durability;
+    use crate::gid::Gid;
+    use crate::qos::Durability;
 
     fn camera_driver() -> NodeInfo {
         NodeInfo {

@@ -14,7 +14,7 @@
 //! (a shared-memory loan), borrowed views whose `&[u8]` fields point into the received buffer,
 //! and a reader that checks every length against the bytes left before allocating anything, so
 //! a malformed sample from the network can neither panic nor allocate gigabytes. Generated
-//! message code (`crate::msgs`) writes and reads through these primitives; the bytes are checked
+//! message code (`zshm::msgs`) writes and reads through these primitives; the bytes are checked
 //! against an independent implementation (rosbags): fixtures in `tests/data/cdr/` and a round
 //! trip of every shipped type through rosbags' CDR (`tests/oracle/`).
 
