@@ -7,68 +7,9 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::model::{ArrayKind, BaseType, Field, Primitive, TypeName};
+use crate::model::TypeName;
 use crate::set::{InterfaceError, InterfaceSet};
 use crate::type_description::{IndividualDescription, TypeDescription, describe};
-
-/// The type id of `type_description_interfaces/msg/FieldType` for a field.
-pub fn type_id(field: &Field) -> u8 {
-    let element = match &field.ty.base {
-        BaseType::Nested(_) => 1,
-        BaseType::Primitive(p) => match p {
-            Primitive::Int8 => 2,
-            // A `.msg` char is an unsigned 8-bit integer, not IDL's char (13).
-            Primitive::UInt8 | Primitive::Char => 3,
-            Primitive::Int16 => 4,
-            Primitive::UInt16 => 5,
-            Primitive::Int32 => 6,
-            Primitive::UInt32 => 7,
-            Primitive::Int64 => 8,
-            Primitive::UInt64 => 9,
-            Primitive::Float32 => 10,
-            Primitive::Float64 => 11,
-            Primitive::IdlChar => 13,
-            Primitive::WChar => 14,
-            Primitive::Bool => 15,
-            Primitive::Byte => 16,
-        },
-        BaseType::String { bound: None } => 17,
-        BaseType::WString { bound: None } => 18,
-        BaseType::String { bound: Some(_) } => 21,
-        BaseType::WString { bound: Some(_) } => 22,
-    };
-    element
-        + match field.ty.array {
-            ArrayKind::Single => 0,
-            ArrayKind::Fixed(_) => 48,
-            ArrayKind::Bounded(_) => 96,
-            ArrayKind::Unbounded => 144,
-        }
-}
-
-/// The `capacity` of a field: its array's size or bound, else 0.
-pub fn capacity(field: &Field) -> u64 {
-    match field.ty.array {
-        ArrayKind::Fixed(n) | ArrayKind::Bounded(n) => n.into(),
-        ArrayKind::Single | ArrayKind::Unbounded => 0,
-    }
-}
-
-/// The `string_capacity` of a field: its strings' bound, else 0.
-pub fn string_capacity(field: &Field) -> u64 {
-    match field.ty.base {
-        BaseType::String { bound: Some(n) } | BaseType::WString { bound: Some(n) } => n.into(),
-        _ => 0,
-    }
-}
-
-/// The `nested_type_name` of a field: the full name of its message type, else empty.
-pub fn nested_type_name(field: &Field) -> String {
-    match &field.ty.base {
-        BaseType::Nested(name) => name.to_string(),
-        _ => String::new(),
-    }
-}
 
 /// The JSON text whose SHA-256 is the type hash: [`describe`]'s data, default values left out.
 pub fn hashed_json(set: &InterfaceSet, name: &TypeName) -> Result<String, InterfaceError> {
@@ -133,10 +74,12 @@ fn json_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The RIHS01 hash of a message, service or action in `set`.
-pub fn type_hash(set: &InterfaceSet, name: &TypeName) -> Result<String, InterfaceError> {
-    let json = hashed_json(set, name)?;
-    Ok(rihs01(json.as_bytes()))
+impl InterfaceSet {
+    /// The RIHS01 type hash of a message, service or action, e.g. `RIHS01_df668c74…`. (Here
+    /// rather than in `set.rs`: the hash is built on the set, not the set on the hash.)
+    pub fn type_hash(&self, name: &TypeName) -> Result<String, InterfaceError> {
+        Ok(rihs01(hashed_json(self, name)?.as_bytes()))
+    }
 }
 
 /// `RIHS01_` and the lowercase hex SHA-256 of `bytes`.
@@ -165,7 +108,7 @@ mod tests {
             "{\"type_description\": {\"type_name\": \"std_msgs/msg/String\", \"fields\": [{\"name\": \"data\", \"type\": {\"type_id\": 17, \"capacity\": 0, \"string_capacity\": 0, \"nested_type_name\": \"\"}}]}, \"referenced_type_descriptions\": []}"
         );
         assert_eq!(
-            type_hash(&set, &name).unwrap(),
+            set.type_hash(&name).unwrap(),
             "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
         );
     }
@@ -175,7 +118,8 @@ mod tests {
         let mut set = InterfaceSet::new();
         set.add_file("std_msgs", "msg/Char.msg", "char data\n").unwrap();
         assert_eq!(
-            type_hash(&set, &TypeName::new("std_msgs", Namespace::Msg, "Char")).unwrap(),
+            set.type_hash(&TypeName::new("std_msgs", Namespace::Msg, "Char"))
+                .unwrap(),
             "RIHS01_3ad2d04dd29ba19d04b16659afa3ccaedd691914b02a64e82e252f2fa6a586a9"
         );
     }

@@ -23,6 +23,7 @@ mod builder;
 mod hash;
 mod idl;
 mod model;
+mod naming;
 pub mod parse;
 mod rust;
 mod set;
@@ -42,8 +43,9 @@ pub use set::{InterfaceError, InterfaceSet};
 /// gives the data the hash is computed from, and the field helpers (`type_id`, `capacity`, ...)
 /// describe one field the same way.
 pub mod description {
-    pub use crate::hash::{capacity, description_json, nested_type_name, string_capacity, type_id};
+    pub use crate::hash::description_json;
     pub use crate::type_description::{
-        DescribedField, IndividualDescription, TypeDescription, TypeSource, describe, sources,
+        DescribedField, IndividualDescription, TypeDescription, TypeSource, capacity, describe,
+        nested_type_name, sources, string_capacity, type_id,
     };
 }

@@ -66,7 +66,7 @@ impl TypeName {
             [package, name] => (*package, Namespace::Msg, *name),
             _ => return None,
         };
-        if !crate::parse::is_package_name(package) || !crate::parse::is_derived_type_name(name) {
+        if !crate::naming::is_package_name(package) || !crate::naming::is_derived_type_name(name) {
             return None;
         }
         Some(Self::new(package, namespace, name))

@@ -5,9 +5,13 @@
 
 use std::fmt;
 
+// The naming rules, where the parser's users have found them.
 use crate::model::{
     ArrayKind, BaseType, Constant, Field, FieldType, Literal, MessageDef, PLACEHOLDER_FIELD, Primitive,
     Source, TypeName,
+};
+pub use crate::naming::{
+    is_constant_name, is_derived_type_name, is_field_name, is_package_name, is_type_name,
 };
 
 /// A definition that does not follow the grammar: which type, which line, what is wrong.
@@ -32,44 +36,6 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
-
-/// A package name: `^[a-z][a-z0-9_]*$`, no `__`, no trailing `_`.
-pub fn is_package_name(text: &str) -> bool {
-    is_lower_identifier(text)
-}
-
-/// A field name: the same rule as a package name.
-pub fn is_field_name(text: &str) -> bool {
-    is_lower_identifier(text)
-}
-
-fn is_lower_identifier(text: &str) -> bool {
-    let mut chars = text.chars();
-    matches!(chars.next(), Some('a'..='z'))
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !text.contains("__")
-        && !text.ends_with('_')
-}
-
-/// A type name as written in a file: `^[A-Z][A-Za-z0-9]*$`.
-pub fn is_type_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    matches!(chars.next(), Some('A'..='Z')) && chars.all(|c| c.is_ascii_alphanumeric())
-}
-
-/// A type name, also the derived ones (`AddTwoInts_Request`, `Fibonacci_SendGoal_Event`).
-pub fn is_derived_type_name(text: &str) -> bool {
-    !text.is_empty() && text.split('_').all(is_type_name)
-}
-
-/// A constant name: `^[A-Z]([A-Z0-9_]?[A-Z0-9]+)*$`.
-pub fn is_constant_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    matches!(chars.next(), Some('A'..='Z'))
-        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        && !text.contains("__")
-        && !text.ends_with('_')
-}
 
 /// The parts of a `.srv` (2) or `.action` (3) text, split at `---` lines, each with the line
 /// number its first line has in the file.

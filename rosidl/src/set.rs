@@ -171,8 +171,8 @@ impl InterfaceSet {
         let (dir, file) = path.split_once('/').ok_or_else(bad_name)?;
         let (name, extension) = file.rsplit_once('.').ok_or_else(bad_name)?;
         if (dir != extension && extension != "idl")
-            || !parse::is_type_name(name)
-            || !parse::is_package_name(package)
+            || !crate::naming::is_type_name(name)
+            || !crate::naming::is_package_name(package)
         {
             return Err(bad_name());
         }
@@ -593,11 +593,6 @@ impl InterfaceSet {
         let mut found: Vec<TypeName> = found.into_iter().collect();
         found.sort_by_cached_key(ToString::to_string);
         Ok(found)
-    }
-
-    /// The RIHS01 type hash of a message, service or action, e.g. `RIHS01_df668c74…`.
-    pub fn type_hash(&self, name: &TypeName) -> Result<String, InterfaceError> {
-        crate::hash::type_hash(self, name)
     }
 
     /// The message definition in the concatenated form rosbag2 writes into `ros2msg` schemas

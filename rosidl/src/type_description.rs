@@ -7,7 +7,7 @@
 //! as rosidl's generated `full__description.c` embeds them: the file's suffix and text, or
 //! `implicit` and no text for the types ROS derives (`X_Request`, `X_Event`, `X_Goal`, ...).
 
-use crate::model::{Field, Literal, Source, TypeName};
+use crate::model::{ArrayKind, BaseType, Field, Literal, Primitive, Source, TypeName};
 use crate::set::{InterfaceError, InterfaceSet};
 
 /// A type and everything it refers to (`TypeDescription`).
@@ -112,10 +112,10 @@ fn individual(set: &InterfaceSet, name: &TypeName) -> Result<IndividualDescripti
 fn described_field(field: &Field) -> DescribedField {
     DescribedField {
         name: field.name.clone(),
-        type_id: crate::hash::type_id(field),
-        capacity: crate::hash::capacity(field),
-        string_capacity: crate::hash::string_capacity(field),
-        nested_type_name: crate::hash::nested_type_name(field),
+        type_id: type_id(field),
+        capacity: capacity(field),
+        string_capacity: string_capacity(field),
+        nested_type_name: nested_type_name(field),
         default_value: field.default.as_ref().map(python_str).unwrap_or_default(),
     }
 }
@@ -139,6 +139,65 @@ fn python_str(literal: &Literal) -> String {
                 .collect();
             format!("[{}]", items.join(", "))
         }
+    }
+}
+
+/// The type id of `type_description_interfaces/msg/FieldType` for a field.
+pub fn type_id(field: &Field) -> u8 {
+    let element = match &field.ty.base {
+        BaseType::Nested(_) => 1,
+        BaseType::Primitive(p) => match p {
+            Primitive::Int8 => 2,
+            // A `.msg` char is an unsigned 8-bit integer, not IDL's char (13).
+            Primitive::UInt8 | Primitive::Char => 3,
+            Primitive::Int16 => 4,
+            Primitive::UInt16 => 5,
+            Primitive::Int32 => 6,
+            Primitive::UInt32 => 7,
+            Primitive::Int64 => 8,
+            Primitive::UInt64 => 9,
+            Primitive::Float32 => 10,
+            Primitive::Float64 => 11,
+            Primitive::IdlChar => 13,
+            Primitive::WChar => 14,
+            Primitive::Bool => 15,
+            Primitive::Byte => 16,
+        },
+        BaseType::String { bound: None } => 17,
+        BaseType::WString { bound: None } => 18,
+        BaseType::String { bound: Some(_) } => 21,
+        BaseType::WString { bound: Some(_) } => 22,
+    };
+    element
+        + match field.ty.array {
+            ArrayKind::Single => 0,
+            ArrayKind::Fixed(_) => 48,
+            ArrayKind::Bounded(_) => 96,
+            ArrayKind::Unbounded => 144,
+        }
+}
+
+/// The `capacity` of a field: its array's size or bound, else 0.
+pub fn capacity(field: &Field) -> u64 {
+    match field.ty.array {
+        ArrayKind::Fixed(n) | ArrayKind::Bounded(n) => n.into(),
+        ArrayKind::Single | ArrayKind::Unbounded => 0,
+    }
+}
+
+/// The `string_capacity` of a field: its strings' bound, else 0.
+pub fn string_capacity(field: &Field) -> u64 {
+    match field.ty.base {
+        BaseType::String { bound: Some(n) } | BaseType::WString { bound: Some(n) } => n.into(),
+        _ => 0,
+    }
+}
+
+/// The `nested_type_name` of a field: the full name of its message type, else empty.
+pub fn nested_type_name(field: &Field) -> String {
+    match &field.ty.base {
+        BaseType::Nested(name) => name.to_string(),
+        _ => String::new(),
     }
 }
 

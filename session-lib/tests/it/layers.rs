@@ -223,10 +223,7 @@ fn the_program_imports_downward_and_commands_stand_alone() {
 /// (each item of a `{a, b}` group too). `folder_path` is the folder as a crate path, e.g.
 /// `ros::lane` (empty for the crate root).
 fn sibling_imports(code: &str, folder_path: &str, siblings: &[String]) -> Vec<String> {
-    let mut prefixes = vec!["super::".to_owned()];
-    if !folder_path.is_empty() {
-        prefixes.push(format!("crate::{folder_path}::"));
-    }
+    let prefixes = ["super::".to_owned(), in_folder(folder_path)];
     let mut found = Vec::new();
     for prefix in &prefixes {
         let mut rest = code;
@@ -253,15 +250,26 @@ fn sibling_imports(code: &str, folder_path: &str, siblings: &[String]) -> Vec<St
     found
 }
 
+/// How the crate names a child of the folder `folder_path`: `crate::ros::lane::` (`crate::` for
+/// the crate root).
+fn in_folder(folder_path: &str) -> String {
+    if folder_path.is_empty() {
+        "crate::".to_owned()
+    } else {
+        format!("crate::{folder_path}::")
+    }
+}
+
 fn first_segment(path: &str) -> String {
     path.chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_')
         .collect()
 }
 
-/// Import circles among the files of each folder under `src` (a folder's `mod.rs` declares its
-/// children and is left out: a child using its parent's items is no circle). Each circle as
-/// `a → b → a`.
+/// Import circles among the modules of each folder under `src`: its files, and its sub-folders
+/// with every file inside them (a sub-folder imports what any of its files imports through the
+/// crate path; a folder's own `mod.rs` declares its children and is left out: a child using its
+/// parent's items is no circle). Each circle as `a → b → a`.
 fn circles_in_folders(src: &Path, crate_prefix: &str) -> Vec<String> {
     let mut folders = vec![src.to_path_buf()];
     let mut circles = Vec::new();
@@ -300,11 +308,24 @@ fn circles_in_folders(src: &Path, crate_prefix: &str) -> Vec<String> {
         let edges: BTreeMap<String, Vec<String>> = modules
             .iter()
             .map(|(name, file)| {
-                let code = code(file);
                 let code = if file.ends_with("mod.rs") {
-                    code.replace("super::", "parent::")
+                    // Every file of the sub-folder counts. From a file `depth` modules below
+                    // this folder, `super::` that many times names this folder's children;
+                    // fewer name modules inside the sub-folder, which are no siblings here.
+                    let sub = file.parent().unwrap();
+                    sources(sub)
+                        .iter()
+                        .map(|f| {
+                            let below = f.strip_prefix(sub).unwrap();
+                            let depth = below.components().count() - usize::from(f.ends_with("mod.rs")) + 1;
+                            code(f)
+                                .replace(&"super::".repeat(depth), &in_folder(&folder_path))
+                                .replace("super::", "parent::")
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 } else {
-                    code
+                    code(file)
                 };
                 let mut targets = sibling_imports(&code, &folder_path, &names);
                 targets.retain(|t| t != name);
@@ -336,14 +357,61 @@ fn circles_in_folders(src: &Path, crate_prefix: &str) -> Vec<String> {
     circles
 }
 
+/// The circles known and not broken yet (issue 29): a node holds its parameters and its type
+/// description service, and both are built on the node. Breaking them takes a node core that
+/// entities use, with parameters and services composed on top. Listed so that no new one comes
+/// in unseen, and so that a broken one must leave the list.
+const KNOWN_CIRCLES: [&str; 3] = [
+    "session-lib/src/ros: node → parameter → node",
+    "session-lib/src/ros: node → parameter → service → node",
+    "session-lib/src/ros: node → service → node",
+];
+
 #[test]
 fn no_file_imports_a_sibling_that_imports_it_back() {
-    let mut circles = circles_in_folders(&repo().join("session-lib/src"), "");
-    circles.extend(circles_in_folders(&repo().join("router/src"), ""));
+    let mut circles = Vec::new();
+    for src in [
+        "session-lib/src",
+        "protocol/src",
+        "router/src",
+        "rosidl/src",
+        "bridge/src",
+    ] {
+        let root = repo().join(src);
+        for circle in circles_in_folders(&root, "") {
+            // `<repo>/<src>/<folder>: a → b → a` as `<src>/<folder>: a → b → a`.
+            let (folder, path) = circle.split_once(": ").unwrap();
+            let inner = Path::new(folder)
+                .strip_prefix(&root)
+                .unwrap()
+                .display()
+                .to_string();
+            let folder = [src, &inner]
+                .iter()
+                .filter(|p| !p.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("/");
+            circles.push(format!("{folder}: {path}"));
+        }
+    }
+    let new: Vec<&str> = circles
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !KNOWN_CIRCLES.contains(c))
+        .collect();
     assert!(
-        circles.is_empty(),
+        new.is_empty(),
         "import circles between the files of one folder (give the shared part a home of its own):\n{}",
-        circles.join("\n")
+        new.join("\n")
+    );
+    let gone: Vec<&str> = KNOWN_CIRCLES
+        .into_iter()
+        .filter(|known| !circles.iter().any(|c| c == known))
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "circles broken: take them off KNOWN_CIRCLES: {gone:?}"
     );
 }
 
@@ -362,6 +430,42 @@ fn the_circle_check_sees_a_circle_between_two_files() {
     let circles = circles_in_folders(dir.path(), "");
     assert_eq!(circles.len(), 1, "{circles:?}");
     assert!(circles[0].ends_with("report → targets → report"), "{circles:?}");
+}
+
+/// The circle the check once missed: a file and a sub-folder whose inner files import it back.
+#[test]
+fn the_circle_check_sees_into_sub_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ros/parameter")).unwrap();
+    std::fs::write(
+        dir.path().join("ros/mod.rs"),
+        "mod node;
+mod parameter;
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ros/node.rs"),
+        "use super::parameter::Store;
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ros/parameter/mod.rs"),
+        "mod store;
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ros/parameter/store.rs"),
+        "use super::super::x;
+use crate::ros::node::Node;
+",
+    )
+    .unwrap();
+    let circles = circles_in_folders(dir.path(), "");
+    assert_eq!(circles.len(), 1, "{circles:?}");
+    assert!(circles[0].ends_with("node → parameter → node"), "{circles:?}");
 }
 
 #[test]
