@@ -824,13 +824,10 @@ impl Bridge {
                 } else {
                     Durability::Volatile
                 },
-                // A reliable DDS writer's messages are not dropped by the bridge either: zenoh
-                // blocks instead of dropping (rmw_zenoh does so for keep-all only).
-                history: if reliable {
-                    History::KeepAll
-                } else {
-                    History::KeepLast(10)
-                },
+                // DDS discovery carries no history: UNKNOWN, as ROS 2 itself reports a DDS
+                // endpoint (the graph shows it so). A reliable writer's messages are not dropped
+                // by the bridge either: zenoh blocks for RELIABLE + UNKNOWN as for KEEP_ALL.
+                history: History::Unknown,
                 ..QosProfile::keep_last(10)
             };
             let info = RouteInfo {
@@ -903,7 +900,7 @@ impl Bridge {
                 reliable: true,
                 transient_local,
                 depth: match qos.history {
-                    History::KeepAll => None,
+                    History::KeepAll | History::Unknown => None,
                     History::KeepLast(_) => Some(qos.depth()),
                 },
             };

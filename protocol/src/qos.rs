@@ -34,6 +34,11 @@ pub enum History {
     KeepLast(u32),
     /// All of them (rmw value 2).
     KeepAll,
+    /// Not known (rmw value 3): what ROS 2 reports for an endpoint discovered through DDS, whose
+    /// discovery data carries no history. The bridge announces its DDS endpoints so. Queued and
+    /// congested like [`KeepAll`](History::KeepAll): a reliable writer's messages are not
+    /// dropped for want of a depth.
+    Unknown,
 }
 
 /// How liveliness is asserted.
@@ -122,18 +127,19 @@ impl QosProfile {
         Self { durability, ..self }
     }
 
-    /// The history depth, with rmw_zenoh's substitution of 0 and KEEP_ALL by 42.
+    /// The history depth, with rmw_zenoh's substitution of 0 and KEEP_ALL by 42 (UNKNOWN too).
     pub fn depth(&self) -> u32 {
         match self.history {
-            History::KeepLast(0) | History::KeepAll => DEFAULT_DEPTH,
+            History::KeepLast(0) | History::KeepAll | History::Unknown => DEFAULT_DEPTH,
             History::KeepLast(n) => n,
         }
     }
 
     /// rmw_zenoh blocks a congested publisher only for RELIABLE + KEEP_ALL; otherwise zenoh may
-    /// drop (`rmw_publisher_data.cpp`).
+    /// drop (`rmw_publisher_data.cpp`). RELIABLE + UNKNOWN (a bridged DDS writer) blocks too.
     pub fn blocks_when_congested(&self) -> bool {
-        self.reliability == Reliability::Reliable && self.history == History::KeepAll
+        self.reliability == Reliability::Reliable
+            && matches!(self.history, History::KeepAll | History::Unknown)
     }
 
     /// The compact token encoding.
@@ -163,6 +169,12 @@ impl QosProfile {
         let history = match self.history {
             History::KeepLast(_) => "",
             History::KeepAll => "2",
+            History::Unknown => "3",
+        };
+        // ROS 2 reports an unknown history with depth 0.
+        let depth = match self.history {
+            History::Unknown => 0,
+            _ => self.depth(),
         };
         let liveliness = match self.liveliness {
             Liveliness::Automatic => "",
@@ -170,7 +182,7 @@ impl QosProfile {
         };
         format!(
             "{reliability}:{durability}:{history},{}:{}:{}:{liveliness},{}",
-            or_empty(u64::from(self.depth()), u64::from(DEFAULT_DEPTH)),
+            or_empty(u64::from(depth), u64::from(DEFAULT_DEPTH)),
             duration(self.deadline),
             duration(self.lifespan),
             duration(self.liveliness_lease),
@@ -216,6 +228,7 @@ impl QosProfile {
             history: match number(hist_kind, 1)? {
                 0 | 1 => History::KeepLast(depth),
                 2 => History::KeepAll,
+                3 => History::Unknown,
                 _ => return Err(err()),
             },
             deadline: pair(deadline)?,
@@ -250,6 +263,7 @@ impl fmt::Display for QosProfile {
         match self.history {
             History::KeepLast(n) => write!(f, "{reliability}, {durability}, keep_last {n}"),
             History::KeepAll => write!(f, "{reliability}, {durability}, keep_all"),
+            History::Unknown => write!(f, "{reliability}, {durability}, history unknown"),
         }
     }
 }
@@ -281,6 +295,15 @@ mod tests {
             ..QosProfile::default()
         };
         assert_eq!(keep_all.encode(), "::2,:,:,:,,");
+        let unknown = QosProfile {
+            history: History::Unknown,
+            ..QosProfile::default()
+        };
+        assert_eq!(unknown.encode(), "::3,0:,:,:,,", "rmw's UNKNOWN (3), depth 0");
+        assert!(
+            unknown.blocks_when_congested(),
+            "a reliable DDS writer's messages are kept"
+        );
     }
 
     #[test]
@@ -297,6 +320,10 @@ mod tests {
             QosProfile {
                 deadline: QosDuration { sec: 1, nsec: 500 },
                 ..QosProfile::default()
+            },
+            QosProfile {
+                history: History::Unknown,
+                ..QosProfile::sensor_data()
             },
         ];
         for profile in profiles {

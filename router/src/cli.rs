@@ -267,7 +267,7 @@ impl QosArgs {
             (Some(QosHistory::KeepAll), _) => qos.history = History::KeepAll,
             (_, Some(depth)) => qos.history = History::KeepLast(depth),
             (Some(QosHistory::KeepLast), None) => {
-                if qos.history == History::KeepAll {
+                if matches!(qos.history, History::KeepAll | History::Unknown) {
                     qos.history = History::KeepLast(10);
                 }
             }

@@ -47,8 +47,8 @@ pub fn bounds(qos: &QosProfile) -> InboxBounds {
     let (samples, kind) = match (qos.history, reliable) {
         (History::KeepLast(_), true) => (qos.depth() as usize, QueueOverflow::KeepLastReliable),
         (History::KeepLast(_), false) => (qos.depth() as usize, QueueOverflow::KeepLastBestEffort),
-        (History::KeepAll, true) => (KEEP_ALL_BOUND, QueueOverflow::KeepAllReliable),
-        (History::KeepAll, false) => (KEEP_ALL_BOUND, QueueOverflow::KeepAllBestEffort),
+        (History::KeepAll | History::Unknown, true) => (KEEP_ALL_BOUND, QueueOverflow::KeepAllReliable),
+        (History::KeepAll | History::Unknown, false) => (KEEP_ALL_BOUND, QueueOverflow::KeepAllBestEffort),
     };
     InboxBounds {
         samples,

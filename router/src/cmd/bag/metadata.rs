@@ -217,6 +217,7 @@ pub fn qos_yaml(profiles: &[QosProfile]) -> String {
             let (history, depth) = match qos.history {
                 History::KeepLast(n) => ("keep_last", n),
                 History::KeepAll => ("keep_all", 0),
+                History::Unknown => ("unknown", 0),
             };
             QosEntry {
                 history: name(history),
@@ -272,7 +273,8 @@ fn qos_from_entry(entry: QosEntry) -> Result<QosProfile, QosYamlError> {
     // rmw values: 0 system default, 1 the first named value, 2 the second, 3 unknown.
     let history = match enum_value(&entry.history).as_str() {
         "keep_all" | "2" => History::KeepAll,
-        "keep_last" | "1" | "0" | "system_default" | "unknown" | "3" => History::KeepLast(entry.depth),
+        "keep_last" | "1" | "0" | "system_default" => History::KeepLast(entry.depth),
+        "unknown" | "3" => History::Unknown,
         _ => return Err(bad("history", &entry.history)),
     };
     let reliability = match enum_value(&entry.reliability).as_str() {

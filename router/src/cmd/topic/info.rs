@@ -135,6 +135,8 @@ fn qos_fields(qos: &QosProfile) -> [(&'static str, String); 7] {
     let history = match qos.history {
         History::KeepLast(depth) => format!("KEEP_LAST ({depth})"),
         History::KeepAll => "KEEP_ALL".to_owned(),
+        // As `ros2 topic info -v` prints an endpoint discovered through DDS.
+        History::Unknown => "UNKNOWN".to_owned(),
     };
     let durability = match qos.durability {
         Durability::Volatile => "VOLATILE",

@@ -87,6 +87,10 @@ fn rclpy_sees_zshm_nodes_and_zshm_sees_rclpy_nodes_under_their_own_names() {
         info.wait_exit();
         let text = info.stdout().join("\n");
         if text.contains("Node name: robot_talker\nNode namespace: /\nTopic type: std_msgs/msg/String") {
+            // DDS discovery carries no history: UNKNOWN, as ROS 2 reports a DDS endpoint
+            // (rclpy's talker declared KEEP_LAST(10), which zshm cannot know).
+            assert!(text.contains("History (Depth): UNKNOWN"), "{text}");
+            assert!(!text.contains("KEEP_ALL"), "{text}");
             break;
         }
         assert!(Instant::now() < deadline, "{}\n{}", info.dump(), bridge.dump());
