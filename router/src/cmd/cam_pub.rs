@@ -262,6 +262,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         outln!("{}", serde_json::to_string(&summary)?);
     } else {
         let deliveries = all_deliveries.take(node.session()).await;
+        // The cause of each link carrying copies is found a little after it opened.
+        node.session()
+            .settle_link_problems(std::time::Duration::from_secs(6))
+            .await;
         outln!(
             "cam-pub: published {} clouds, {} failures; {}",
             total.published,

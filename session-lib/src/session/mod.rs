@@ -380,6 +380,15 @@ impl Session {
         self.shared.links.as_ref().and_then(|watch| watch.of(zid))
     }
 
+    /// Waits until the links opened so far have been examined (each link's cause is found a
+    /// couple of seconds after it opens, see [`shm_link_problem_of`](Self::shm_link_problem_of)),
+    /// or `within` passed: before a summary that names causes.
+    pub async fn settle_link_problems(&self, within: std::time::Duration) {
+        if let Some(watch) = &self.shared.links {
+            watch.settled(within).await;
+        }
+    }
+
     /// The SHM pool, when shared memory is active.
     pub fn shm_pool(&self) -> Option<&Arc<ShmPool>> {
         self.shared.pool.as_ref()
