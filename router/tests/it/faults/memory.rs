@@ -1,6 +1,8 @@
 //! Memory running out: the publisher's pool held by a slow reader, /dev/shm filling up while
 //! nodes run, and the segments crashed processes leave behind.
 
+use std::time::Duration;
+
 use nix::sys::signal::Signal;
 
 use super::crash::{SMALL_CLOUD, slow_reader_holds_the_pool_then_goes};
@@ -212,4 +214,66 @@ fn segments_left_by_a_crash_are_removed_when_the_router_starts() {
         stale.iter().all(|s| !left.contains(s)),
         "the crash's segments {stale:?} are gone; now {left:?}"
     );
+}
+
+/// The `*.zenoh` files of /dev/shm that `pid` maps.
+fn mapped_segments(pid: u32) -> std::collections::BTreeSet<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/maps"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|path| path.starts_with("/dev/shm/") && path.ends_with(".zenoh"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Regression test for the leak the churn soak found (docs/RELIABILITY.md, eclipse-zenoh/zenoh#2787):
+/// a subscriber kept every segment of every publisher it ever received shared memory from mapped
+/// and locked, 48 MiB more at each restart of an rmw_zenoh camera. With the patched zenoh-shm
+/// (third_party/zenoh-shm/PATCHES.md) the segments of a publisher that left, unused for 30 s,
+/// are unmapped when the next publisher's segments are mapped.
+#[test]
+fn a_subscriber_unmaps_the_segments_of_a_publisher_gone_for_30_seconds() {
+    let ns = PrivateShm::new("512m");
+    let router = router_in(&ns, "tcp/127.0.0.1:0");
+    let e = router.locator.as_str();
+    let probe = ns.zshm("probe", &windowed_probe(e)).start();
+    let camera_args = [&["cam-pub", "-e", e, "--wait", "60"][..], &SMALL_CLOUD].concat();
+
+    let mut first = ns.zshm("first camera", &camera_args).start();
+    wait_for_windows(&probe, "the first camera's clouds", |w| received(w) >= 5);
+    // The camera's segments as the probe maps them (each process also maps a small segment of
+    // its own).
+    let first_segments: std::collections::BTreeSet<String> = mapped_segments(probe.pid())
+        .intersection(&mapped_segments(first.pid()))
+        .cloned()
+        .collect();
+    assert!(
+        !first_segments.is_empty(),
+        "the probe maps the first camera's segments\n{}",
+        probe.dump()
+    );
+    first.signal(Signal::SIGKILL);
+    first.wait_exit();
+    // Past the 30 s a segment no buffer uses stays mapped (a poll would not be shorter: nothing
+    // changes before the next publisher's segments are mapped).
+    std::thread::sleep(Duration::from_secs(32));
+
+    let before = received(&windows(&probe));
+    let mut second = ns.zshm("second camera", &camera_args).start();
+    wait_for_windows(&probe, "the second camera's clouds", |w| {
+        received(w) >= before + 5
+    });
+    let now = mapped_segments(probe.pid());
+    assert!(
+        now.is_disjoint(&first_segments),
+        "the first camera's segments {first_segments:?} are unmapped; the probe maps {now:?}; \
+         /dev/shm holds {:?}",
+        ns.segments()
+    );
+    assert!(
+        !now.is_disjoint(&mapped_segments(second.pid())),
+        "the probe maps the second camera's segments"
+    );
+    second.stop();
 }
