@@ -13,6 +13,8 @@ mod memory;
 mod signals;
 // The 60-second version of the soak (`zshm bench --soak`).
 mod soak;
+// A service server starved of CPU while 4 MiB requests and replies go through shared memory.
+mod starved;
 
 use std::time::{Duration, Instant};
 

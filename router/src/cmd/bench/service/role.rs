@@ -78,9 +78,12 @@ pub async fn run(args: ServiceArgs) -> anyhow::Result<ExitCode> {
             (false, _) => zshm_client(&args).await,
         }
     };
+    if args.server {
+        // A server waits for the signal itself, then says what it received.
+        return role.await.map(|()| ExitCode::SUCCESS);
+    }
     match shutdown::unless_signalled(role).await {
         Some(result) => result.map(|()| ExitCode::SUCCESS),
-        None if args.server => Ok(ExitCode::SUCCESS),
         None => Ok(ExitCode::FAILURE),
     }
 }
@@ -145,6 +148,8 @@ async fn zshm_server(args: &ServiceArgs) -> anyhow::Result<()> {
     shutdown::signal().await?;
     drop(_service);
     drop(node);
+    // What came in, and how (tests check that requests arrived through shared memory).
+    outln!("{}", serde_json::to_string(&session.stats().snapshot())?);
     session.close().await?;
     Ok(())
 }
