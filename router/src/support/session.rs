@@ -73,9 +73,19 @@ pub async fn open_node_on(
         .context("cannot create the node")
 }
 
-/// Closes the session, with the error's story kept.
+/// Closes the session at the end of a command. zenoh gives up waiting after its close timeout
+/// (10 s) when a link does not stop in time, and goes on closing in the background; the churn
+/// soak (docs/RELIABILITY.md) saw it end 3 of 875 `zshm service call` runs (and rclpy processes
+/// on rmw_zenoh alike) while the peers they had met were being killed. The command's work is done
+/// by then: that is a warning, not the command's failure.
 pub async fn close(session: &zshm::Session) -> anyhow::Result<()> {
-    session.close().await.context("cannot close the session")
+    if let Err(err) = session.close().await {
+        tracing::warn!(
+            "the session did not close cleanly ({:#}); the command's work was done",
+            anyhow::Error::from(err)
+        );
+    }
+    Ok(())
 }
 
 /// The session's SHM status as JSON, for summaries.
