@@ -101,7 +101,8 @@ fn a_lane_publisher_short_of_dev_shm_sends_through_zenoh_instead_of_dying() {
     assert_eq!(
         (total["lost"].as_u64(), got),
         (Some(0), published),
-        "every cloud, through the lane or zenoh: {total}"
+        "every cloud, through the lane or zenoh: {total}\n{}",
+        fast.dump()
     );
 }
 

@@ -8,6 +8,7 @@
 //!
 //! A subscription without the lane hands on straight from zenoh's callback.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -25,6 +26,8 @@ pub(crate) struct Paths<S> {
     deliver: Box<dyn Fn(S) + Send + Sync>,
     merge: Option<Mutex<Merge<S>>>,
     stats: Arc<SessionStats>,
+    /// Whether a switch gap was logged already (once per subscription; each is counted).
+    gap_said: AtomicBool,
 }
 
 impl<S: Send> Paths<S> {
@@ -40,6 +43,7 @@ impl<S: Send> Paths<S> {
             deliver: Box::new(deliver),
             merge: lane.then(|| Mutex::new(Merge::default())),
             stats,
+            gap_said: AtomicBool::new(false),
         }
     }
 
@@ -112,6 +116,14 @@ impl<S: Send> Paths<S> {
         }
         for _ in 0..outcome.gaps {
             lane.switch_gap();
+        }
+        if outcome.gaps > 0 && !self.gap_said.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "a message the publisher sent through zenoh before switching to the same-host \
+                 lane did not come within {:?} of the lane's next one: it is counted lost \
+                 (zshm_lane_switch_gaps_total), and said once per subscription",
+                super::merge::SWITCH_WAIT
+            );
         }
         for sample in outcome.deliver {
             (self.deliver)(sample);
