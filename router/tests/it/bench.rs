@@ -5,12 +5,16 @@ use serde_json::Value;
 
 use crate::support::Spawn;
 
+/// How long a short benchmark may run: about a minute on an idle machine, more than two beside
+/// a soak and the rest of the suite (its length is the work, not a result).
+const BENCH_PATIENCE: std::time::Duration = std::time::Duration::from_secs(600);
+
 #[test]
 fn quick_bench_writes_well_formed_reports() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let mut bench = Spawn::zshm("bench", &["bench", "--quick", "--count", "20", "--out", out]).start();
-    assert_eq!(bench.wait_exit(), 0, "{}", bench.dump());
+    assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
 
     let results: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("results.json")).unwrap()).unwrap();
@@ -116,7 +120,7 @@ fn topics_sweep_writes_delivered_and_expected_per_mode() {
         ],
     )
     .start();
-    assert_eq!(bench.wait_exit(), 0, "{}", bench.dump());
+    assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
 
     let results: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("topics.json")).unwrap()).unwrap();
@@ -172,7 +176,7 @@ fn service_sweep_reports_every_mode_and_size_with_its_ratios() {
         ],
     )
     .start();
-    assert_eq!(bench.wait_exit(), 0, "{}", bench.dump());
+    assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
 
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("service.json")).unwrap()).unwrap();

@@ -172,7 +172,13 @@ impl Proc {
 
     /// Waits for the process to exit and returns its exit code.
     pub fn wait_exit(&mut self) -> i32 {
-        let deadline = Instant::now() + DEADLINE;
+        self.wait_exit_for(DEADLINE)
+    }
+
+    /// Waits up to `patience` for the process to exit (a run whose length is the work itself,
+    /// like a benchmark, which a loaded machine stretches) and returns its exit code.
+    pub fn wait_exit_for(&mut self, patience: Duration) -> i32 {
+        let deadline = Instant::now() + patience;
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
                 self.status = Some(status);
@@ -180,7 +186,7 @@ impl Proc {
                 return status.code().unwrap_or(-1);
             }
             if Instant::now() >= deadline {
-                panic!("{}: still running after {DEADLINE:?}\n{}", self.name, self.dump());
+                panic!("{}: still running after {patience:?}\n{}", self.name, self.dump());
             }
             std::thread::sleep(Duration::from_millis(20));
         }
