@@ -445,10 +445,15 @@ fn a_listener_on_another_host_sharing_tmp_gets_every_message_over_zenoh_not_the_
                 "{name}: all over the network: {summary}"
             ),
         }
-        assert!(
-            !stderr.contains("WARN") && !stderr.contains("ERROR"),
-            "{name}: {stderr}"
-        );
+        // zenoh's own start-up note when the machine is too loaded to meet its start
+        // conditions within the scouting delay (the session goes on connecting) is not about
+        // the lane; anything else is.
+        let complaints: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+            .filter(|l| !l.contains("Scouting delay elapsed before start conditions are met"))
+            .collect();
+        assert!(complaints.is_empty(), "{name}: {stderr}");
     }
     let key = |index: usize| {
         let out = Command::new("nsenter")

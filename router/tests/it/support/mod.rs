@@ -259,12 +259,35 @@ impl Proc {
     pub fn dump(&self) -> String {
         let captured = self.output.0.lock().unwrap();
         format!(
-            "--- {} stdout ---\n{}\n--- {} stderr ---\n{}",
+            "--- {} stdout ---\n{}\n--- {} stderr ---\n{}{}",
             self.name,
             captured.stdout.join("\n"),
             self.name,
-            captured.stderr.join("\n")
+            captured.stderr.join("\n"),
+            self.ended_how()
         )
+    }
+
+    /// How the process ended, if it did and nobody has reaped it yet (a zombie's wait status is
+    /// in `/proc/PID/stat`): a test that finds a process gone says whether it crashed.
+    fn ended_how(&self) -> String {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())) else {
+            return String::new();
+        };
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        // Field 3 is the state, field 52 the exit code (a wait status).
+        match (fields.first(), fields.get(49).and_then(|f| f.parse::<i32>().ok())) {
+            (Some(&"Z"), Some(status)) if status & 0x7f != 0 => {
+                format!("\n--- {} was killed by signal {} ---", self.name, status & 0x7f)
+            }
+            (Some(&"Z"), Some(status)) => {
+                format!("\n--- {} exited with code {} ---", self.name, status >> 8)
+            }
+            _ => String::new(),
+        }
     }
 }
 
