@@ -96,18 +96,31 @@ impl<ID: SegmentID> SegmentImpl<ID> {
                 }
             })?;
 
-        // resize shm segment to requested size
-        tracing::trace!("ftruncate(fd={}, len={})", fd.as_raw_fd(), len);
-        ftruncate(fd, len.get() as _).map_err(|e| SegmentCreateError::OsError(e as u32))?;
+        // zshm patch (PATCHES.md, 2): a segment that cannot be sized, mapped and locked is
+        // removed, instead of staying in /dev/shm with the pages its failed lock populated.
+        let sized_and_mapped = || -> ShmCreateResult<(NonZeroUsize, NonNull<c_void>)> {
+            // resize shm segment to requested size
+            tracing::trace!("ftruncate(fd={}, len={})", fd.as_raw_fd(), len);
+            ftruncate(fd, len.get() as _).map_err(|e| SegmentCreateError::OsError(e as u32))?;
 
-        // get real segment size
-        let len = {
-            let stat = fstat(fd.as_raw_fd()).map_err(|e| SegmentCreateError::OsError(e as u32))?;
-            NonZeroUsize::new(stat.st_size as usize).ok_or(SegmentCreateError::OsError(0))?
+            // get real segment size
+            let len = {
+                let stat =
+                    fstat(fd.as_raw_fd()).map_err(|e| SegmentCreateError::OsError(e as u32))?;
+                NonZeroUsize::new(stat.st_size as usize).ok_or(SegmentCreateError::OsError(0))?
+            };
+
+            // map segment into our address space
+            let data_ptr = Self::map(len, fd).map_err(|e| SegmentCreateError::OsError(e as _))?;
+            Ok((len, data_ptr))
         };
-
-        // map segment into our address space
-        let data_ptr = Self::map(len, fd).map_err(|e| SegmentCreateError::OsError(e as _))?;
+        let (len, data_ptr) = match sized_and_mapped() {
+            Ok(done) => done,
+            Err(e) => {
+                let _ = shm_unlink(Self::id_str(id).as_str());
+                return Err(e);
+            }
+        };
 
         Ok(Self {
             lock_fd,
@@ -277,7 +290,12 @@ impl<ID: SegmentID> SegmentImpl<ID> {
 
         tracing::trace!("mlock(addr={:?}, length={})", ptr, len,);
         // SAFETY: this is safe as ptr produced by shm_open/mmap is page-aligned
-        unsafe { mlock(ptr, len.get()) }?;
+        if let Err(e) = unsafe { mlock(ptr, len.get()) } {
+            // zshm patch (PATCHES.md, 2): the mapping is not kept when it cannot be locked.
+            // SAFETY: ptr and len are the mapping made above, which nothing else uses yet.
+            let _ = unsafe { munmap(ptr, len.get()) };
+            return Err(e);
+        }
 
         Ok(ptr)
     }
