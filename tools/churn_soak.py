@@ -117,7 +117,10 @@ class Proc:
         return self.popen.poll() is None
 
     def stop(self, how, patience=15.0):
-        """Ends it by `how` (SIGKILL or SIGINT); after `patience` a SIGINT becomes a SIGKILL."""
+        """Ends it by `how` (SIGKILL or SIGINT); after `patience` a SIGINT becomes a SIGKILL.
+        Says how it ended: `how`, or how it had exited already (its code, or -N for signal N)."""
+        if not self.alive():
+            return f"had exited ({self.popen.returncode})"
         if self.alive():
             sig = signal.SIGKILL if how == "SIGKILL" else signal.SIGINT
             try:
