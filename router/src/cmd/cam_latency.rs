@@ -165,7 +165,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             if !std::mem::replace(&mut path_said, true) {
                 say_which_path(&node, &topic, &report, probe.network_before_shm()).await;
             }
-            print_report(&args, &topic, &report, None);
+            print_report(&args, &node, &topic, &report, None);
         }
         if args.count.is_some_and(|count| probe.received() >= count) {
             break;
@@ -184,6 +184,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     if bounded {
         print_report(
             &args,
+            &node,
             &topic,
             &total,
             Some((probe.before_first(), probe.network_before_shm())),
@@ -370,12 +371,13 @@ fn report_implausible(verdict: StampVerdict, latency_ns: i64) {
 /// Prints a window, or with `whole_run` the final summary.
 /// `whole_run`: for the summary of the whole run, the messages sent before the first one
 /// received and those that came over the network before the publisher's shared memory was ready.
-fn print_report(args: &Args, topic: &str, report: &WindowReport, whole_run: Option<(u64, u64)>) {
+fn print_report(args: &Args, node: &Node, topic: &str, report: &WindowReport, whole_run: Option<(u64, u64)>) {
     let final_summary = whole_run.is_some();
     if args.json {
         let cpu = zshm::tools::usage::cpu_seconds();
         let (before_first, network_before_shm) = whole_run.unwrap_or_default();
         let line = ProbeReport {
+            zid: node.session().zid(),
             before_first,
             network_before_shm,
             ..ProbeReport::new(topic, report, final_summary, cpu)

@@ -192,6 +192,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (mut total, mut window, mut window_start) =
         (CameraCounts::default(), CameraCounts::default(), Instant::now());
 
+    let mut drops_said = false;
     let mut frame = 0u64;
     while found.is_some() {
         tokio::select! {
@@ -236,6 +237,9 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         if window_start.elapsed() >= args.report {
             let deliveries = window_deliveries.take(node.session()).await;
             names.learn(&node, &deliveries).await;
+            if deliveries.dropped() > 0 && !std::mem::replace(&mut drops_said, true) {
+                warn_dropped(&deliveries, &names, clouds.info().qos.blocks_when_congested());
+            }
             print_rate(
                 &window,
                 &deliveries,
@@ -252,25 +256,35 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Stay until the subscribers have the last clouds: closing at once could cut them off (not
     // after a signal: the user wants it to stop).
     shutdown::unless_signalled(clouds.wait_for_no_subscribers(LINGER)).await;
+    let deliveries = all_deliveries.take(node.session()).await;
+    if deliveries.dropped() > 0 && !drops_said {
+        warn_dropped(&deliveries, &names, clouds.info().qos.blocks_when_congested());
+    }
     if args.json {
         let summary = CameraSummary {
             counts: total,
             stats: node.session().stats().snapshot(),
             cpu_seconds: zshm::tools::usage::cpu_seconds(),
             shm_status: node.session().shm_status().to_string(),
+            zenoh_dropped: deliveries
+                .processes
+                .iter()
+                .filter(|p| p.dropped > 0)
+                .map(|p| (p.zid.clone(), p.dropped))
+                .collect(),
         };
         outln!("{}", serde_json::to_string(&summary)?);
     } else {
-        let deliveries = all_deliveries.take(node.session()).await;
         // The cause of each link carrying copies is found a little after it opened.
         node.session()
             .settle_link_problems(std::time::Duration::from_secs(6))
             .await;
         outln!(
-            "cam-pub: published {} clouds, {} failures; {}",
+            "cam-pub: published {} clouds, {} failures; {}{}",
             total.published,
             total.failures,
-            describe(&node, &deliveries, &names)
+            describe(&node, &deliveries, &names),
+            describe_drops(&deliveries, &names)
         );
     }
     session::close(node.session()).await?;
@@ -307,12 +321,38 @@ fn print_rate(counts: &CameraCounts, deliveries: &Deliveries, elapsed: Duration,
         Some(share) => format!("{:.0}%", 100.0 * share),
         None => "- (no subscriber)".to_owned(),
     };
+    let dropped = match deliveries.dropped() {
+        0 => String::new(),
+        n => format!(", dropped by zenoh {n}"),
+    };
     outln!(
-        "cam-pub: {} clouds in {seconds:.2} s ({:.1} Hz), {} each, shared memory {shm}, failures {}",
+        "cam-pub: {} clouds in {seconds:.2} s ({:.1} Hz), {} each, shared memory {shm}, failures {}{dropped}",
         counts.published,
         counts.published as f64 / seconds,
         human_bytes(cloud_bytes as u64),
         counts.failures
+    );
+}
+
+/// Says once that zenoh dropped clouds, to whom, and why (later drops are counted: in each
+/// report line, the summary and `zshm_dropped_payload_bytes_total{reason="congestion"}`).
+fn warn_dropped(deliveries: &Deliveries, names: &ProcessNames, blocks: bool) {
+    let to: Vec<String> = deliveries
+        .processes
+        .iter()
+        .filter(|p| p.dropped > 0)
+        .map(|p| format!("{} to {}", p.dropped, names.of(&p.zid)))
+        .collect();
+    let why = if blocks {
+        ""
+    } else {
+        ": a KEEP_LAST publisher drops when a subscriber's queue is full rather than wait, as \
+         rmw_zenoh's do; publish with --keep-all to wait instead"
+    };
+    tracing::warn!(
+        "zenoh dropped clouds because the queue to their subscriber stayed full ({}){why} (counted; later drops \
+         are not logged)",
+        to.join(", ")
     );
 }
 
@@ -391,4 +431,21 @@ fn describe(node: &Node, deliveries: &Deliveries, names: &ProcessNames) -> Strin
         ));
     }
     text
+}
+
+/// The clouds zenoh dropped, per process, in words (empty when none).
+fn describe_drops(deliveries: &Deliveries, names: &ProcessNames) -> String {
+    deliveries
+        .processes
+        .iter()
+        .filter(|p| p.dropped > 0)
+        .map(|p| {
+            format!(
+                "; zenoh dropped {} of {} to {} (its queue stayed full)",
+                p.dropped,
+                p.dropped + p.shm + p.network,
+                names.of(&p.zid)
+            )
+        })
+        .collect()
 }

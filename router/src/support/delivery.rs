@@ -1,7 +1,10 @@
 //! Where a publisher's messages went: per receiving process, through shared memory or as copies
 //! over the network, by zenoh's own per-transport count (a buffer from the pool is not a message
 //! through shared memory: a subscriber whose link has no SHM gets a copy), and through the lane.
-//! What `zshm cam-pub`'s "shared memory %" counts.
+//! What `zshm cam-pub`'s "shared memory %" counts. Also per process: the messages zenoh dropped
+//! instead of sending them, because the queue to that process stayed full (a KEEP_LAST
+//! publisher's `CongestionControl::Drop`, as rmw_zenoh's): `put` succeeded for each, so only
+//! zenoh's count says they never left.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -20,6 +23,8 @@ pub struct ProcessDelivery {
     pub shm: u64,
     /// Puts as copies over the network.
     pub network: u64,
+    /// Messages zenoh dropped on the way to it (its queue stayed full).
+    pub dropped: u64,
 }
 
 /// What was delivered over an interval.
@@ -44,12 +49,18 @@ impl Deliveries {
     pub fn copied(&self) -> impl Iterator<Item = &ProcessDelivery> {
         self.processes.iter().filter(|p| p.network > 0)
     }
+
+    /// Messages zenoh dropped, over all processes.
+    pub fn dropped(&self) -> u64 {
+        self.processes.iter().map(|p| p.dropped).sum()
+    }
 }
 
 /// Counts deliveries between two calls of [`DeliveryWatch::take`].
 #[derive(Debug, Default)]
 pub struct DeliveryWatch {
-    links: BTreeMap<String, (u64, u64)>,
+    /// Per process: puts through shared memory, puts over the network, drops, so far.
+    links: BTreeMap<String, [u64; 3]>,
     lane: u64,
 }
 
@@ -73,16 +84,18 @@ impl DeliveryWatch {
     fn advance(&mut self, links: &[LinkTraffic], lane: u64) -> Deliveries {
         let mut processes = Vec::new();
         for link in links {
-            let before = self
-                .links
-                .insert(link.zid.clone(), (link.tx_shm_puts, link.tx_network_puts));
-            let (shm_before, network_before) = before.unwrap_or_default();
+            let now = [link.tx_shm_puts, link.tx_network_puts, link.tx_congestion_drops];
+            let [shm, network, dropped] = match self.links.insert(link.zid.clone(), now) {
+                Some(before) => std::array::from_fn(|i| now[i].saturating_sub(before[i])),
+                None => now,
+            };
             let delivery = ProcessDelivery {
                 zid: link.zid.clone(),
-                shm: link.tx_shm_puts.saturating_sub(shm_before),
-                network: link.tx_network_puts.saturating_sub(network_before),
+                shm,
+                network,
+                dropped,
             };
-            if delivery.shm + delivery.network > 0 {
+            if delivery.shm + delivery.network + delivery.dropped > 0 {
                 processes.push(delivery);
             }
         }
@@ -108,6 +121,32 @@ mod tests {
     }
 
     #[test]
+    fn drops_are_counted_per_interval_and_process_apart_from_deliveries() {
+        let mut watch = DeliveryWatch::default();
+        let dropping = |shm, dropped| LinkTraffic {
+            tx_congestion_drops: dropped,
+            ..link("a", shm, 0)
+        };
+        watch.advance(&[dropping(10, 1)], 0);
+        let d = watch.advance(&[dropping(12, 4), link("b", 2, 0)], 0);
+        assert_eq!(d.dropped(), 3);
+        assert_eq!(d.processes[0].dropped, 3);
+        assert_eq!(d.shm_share(), Some(1.0), "a dropped message is no delivery");
+        let d = watch.advance(&[dropping(12, 6), link("b", 2, 0)], 0);
+        assert_eq!(
+            d.processes,
+            vec![ProcessDelivery {
+                zid: "a".into(),
+                shm: 0,
+                network: 0,
+                dropped: 2
+            }],
+            "a process that only lost messages is listed"
+        );
+        assert_eq!(d.shm_share(), None);
+    }
+
+    #[test]
     fn deliveries_are_counted_per_interval_and_process() {
         let mut watch = DeliveryWatch::default();
         watch.advance(&[link("a", 10, 0)], 0);
@@ -118,12 +157,14 @@ mod tests {
                 ProcessDelivery {
                     zid: "a".into(),
                     shm: 15,
-                    network: 0
+                    network: 0,
+                    dropped: 0
                 },
                 ProcessDelivery {
                     zid: "b".into(),
                     shm: 0,
-                    network: 15
+                    network: 15,
+                    dropped: 0
                 },
             ]
         );

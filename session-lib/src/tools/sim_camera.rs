@@ -154,6 +154,12 @@ pub struct CameraSummary {
     /// and the fix), so a reader can say why clouds did not go through shared memory.
     #[serde(default)]
     pub shm_status: String,
+    /// Clouds zenoh dropped instead of sending them, per receiving process (its zenoh id): the
+    /// queue to that process stayed full. A KEEP_LAST publisher drops then rather than wait, as
+    /// rmw_zenoh's do (`CongestionControl::Drop`); `publish` succeeded for each. Processes
+    /// with none are left out.
+    #[serde(default)]
+    pub zenoh_dropped: std::collections::BTreeMap<String, u64>,
 }
 
 #[cfg(test)]

@@ -98,12 +98,26 @@ fn a_lane_publisher_short_of_dev_shm_sends_through_zenoh_instead_of_dying() {
     let published = summary["counts"]["published"].as_u64().unwrap();
     assert_eq!(published, 240, "{summary}");
     let got = total["received"].as_u64().unwrap() + total["before_first"].as_u64().unwrap();
+    // The clouds that went through zenoh crossed TCP while four processes shared two cores: a
+    // KEEP_LAST publisher (as rmw_zenoh maps it) lets zenoh drop a message whose queue stays
+    // full. Each such drop must be one the camera counted on its link to this probe, none other.
+    let zid = total["zid"].as_str().unwrap();
+    let dropped = summary["zenoh_dropped"][zid].as_u64().unwrap_or(0);
+    let lost = total["lost"].as_u64();
     assert_eq!(
-        (total["lost"].as_u64(), got),
-        (Some(0), published),
-        "every cloud, through the lane or zenoh: {total}\n{}",
+        (got + dropped, lost.is_some_and(|lost| lost <= dropped)),
+        (published, true),
+        "every cloud, through the lane or zenoh, or counted as dropped by zenoh on the way: \
+         {total}\n{}",
         fast.dump()
     );
+    if dropped > 0 {
+        assert!(
+            camera.stderr().contains("zenoh dropped clouds because the queue"),
+            "said:\n{}",
+            camera.stderr()
+        );
+    }
 }
 
 /// /dev/shm fills up while a camera and a probe run: they go on through shared memory (the
@@ -139,6 +153,7 @@ fn dev_shm_filling_up_mid_run_falls_back_counted_and_recovers_when_space_returns
     let mut while_full = ns.zshm("camera-full", &second).start();
     assert_eq!(while_full.wait_exit(), 0, "{}", while_full.dump());
     let summary = while_full.json();
+    let full_summary = summary.clone();
     assert_eq!(
         (
             summary["counts"]["published"].as_u64(),
@@ -180,11 +195,20 @@ fn dev_shm_filling_up_mid_run_falls_back_counted_and_recovers_when_space_returns
     }
     assert_eq!(json_lines(&points).pop().unwrap()["lost"], 0);
     let other_total = json_lines(&other).pop().unwrap();
-    let counts = (other_total["received"].as_u64(), other_total["lost"].as_u64());
+    // The clouds sent while /dev/shm was full crossed TCP: a KEEP_LAST camera (as rmw_zenoh maps
+    // it) lets zenoh drop one whose queue stays full, on a loaded machine. Any cloud missing
+    // must be one a camera counted as dropped on its link to this probe.
+    let zid = other_total["zid"].as_str().unwrap();
+    let dropped: u64 = [&full_summary, &summary]
+        .iter()
+        .map(|s| s["zenoh_dropped"][zid].as_u64().unwrap_or(0))
+        .sum();
+    let (received, lost) = (other_total["received"].as_u64(), other_total["lost"].as_u64());
     assert_eq!(
-        counts,
-        (Some(60), Some(0)),
-        "both cameras' clouds, all of them: {other_total}"
+        (received, lost.is_some_and(|lost| lost <= dropped)),
+        (Some(60 - dropped), true),
+        "both cameras' clouds, all of them but those zenoh counted as dropped: {other_total}\n\
+         {full_summary}\n{summary}"
     );
 }
 

@@ -8,6 +8,10 @@ use super::{Summary, WindowReport};
 pub struct ProbeReport {
     /// The topic measured.
     pub topic: String,
+    /// This probe's zenoh id, to match what a publisher counted per receiving process (such as
+    /// [`CameraSummary::zenoh_dropped`](crate::tools::sim_camera::CameraSummary::zenoh_dropped)).
+    #[serde(default)]
+    pub zid: String,
     /// True for the summary of the whole run.
     #[serde(rename = "final")]
     pub is_final: bool,
@@ -47,6 +51,7 @@ impl ProbeReport {
     pub fn new(topic: &str, window: &WindowReport, is_final: bool, cpu_seconds: f64) -> Self {
         Self {
             topic: topic.to_owned(),
+            zid: String::new(),
             is_final,
             seconds: window.seconds,
             received: window.received,
