@@ -28,6 +28,8 @@ mod type_description;
 mod params;
 // The layers of docs/architecture.md hold in the code of both crates.
 mod layers;
+// zenoh's statistics of closed sessions, bounded without a scrape.
+mod zenoh_stats;
 // The same-host lane: paths, switching, QoS, lane off.
 mod lane;
 // Dynamic messages against rosbags for every shipped type, both ways.
