@@ -67,6 +67,7 @@ import zenoh
 STRING_TYPE = "std_msgs::msg::dds_::String_"
 STRING_HASH = "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
 DEFAULT_QOS = "::,10:,:,:,,"  # reliable, volatile, keep_last 10 (rclcpp's default)
+KEEP_ALL_QOS = "::2,:,:,:,,"  # reliable, volatile, keep_all
 CDR_LE_HEADER = b"\x00\x01\x00\x00"
 GID_LEN = 16
 ATTACHMENT_LEN = 8 + 8 + 1 + GID_LEN  # 33
@@ -161,11 +162,11 @@ class RosPeer:
     def data_key(self, topic, dds_type=STRING_TYPE, type_hash=STRING_HASH):
         return f"{self.domain}/{topic.strip('/')}/{dds_type}/{type_hash}"
 
-    def declare_endpoint(self, kind, topic, dds_type=STRING_TYPE, type_hash=STRING_HASH):
+    def declare_endpoint(self, kind, topic, dds_type=STRING_TYPE, type_hash=STRING_HASH, qos=DEFAULT_QOS):
         """Declare an MP/MS token for a topic (std_msgs/String by default); returns (token, gid)."""
         token = (
             f"@ros2_lv/{self.prefix}/{self.nid}/{self._next_id()}/{kind}/{self.node_suffix}/"
-            f"{mangle('/' + topic.strip('/'))}/{dds_type}/{type_hash}/{DEFAULT_QOS}"
+            f"{mangle('/' + topic.strip('/'))}/{dds_type}/{type_hash}/{qos}"
         )
         self.tokens.append(self.session.liveliness().declare_token(token))
         return token, gid_of(token)
@@ -448,8 +449,13 @@ def send(args):
     payload = bytes(ts.serialize_cdr(sample_message(ts, args.type), args.type))
     deadline = time.monotonic() + args.timeout
     peer = RosPeer(args.connect, args.domain, "py_sender", settings=args.set)
-    publisher = peer.session.declare_publisher(peer.data_key(args.topic, dds_type, type_hash))
-    _token, gid = peer.declare_endpoint("MP", args.topic, dds_type, type_hash)
+    # As rmw_zenoh: reliable KEEP_LAST publishes with congestion control DROP (zenoh's default),
+    # reliable KEEP_ALL (--keep-all) with BLOCK, which never drops.
+    congestion = zenoh.CongestionControl.BLOCK if args.keep_all else zenoh.CongestionControl.DROP
+    publisher = peer.session.declare_publisher(peer.data_key(args.topic, dds_type, type_hash),
+                                               congestion_control=congestion)
+    qos = KEEP_ALL_QOS if args.keep_all else DEFAULT_QOS
+    _token, gid = peer.declare_endpoint("MP", args.topic, dds_type, type_hash, qos)
     subscribers = wait_for_subscribers(peer, args.topic, deadline, dds_type, type_hash)
     if not subscribers:
         peer.close()
@@ -711,6 +717,9 @@ def main(argv=None):
             p.add_argument("--node", required=True, help="the node's full name, e.g. /sim_camera")
         if name in ("receive", "send", "describe"):
             p.add_argument("--type", required=True, help="pkg/msg/Type, e.g. geometry_msgs/msg/Twist")
+        if name == "send":
+            p.add_argument("--keep-all", action="store_true",
+                           help="reliable KEEP_ALL: block when the link is congested instead of dropping")
         if name == "listen":
             p.add_argument("--joins-late", action="store_true",
                            help="the talker is already running: sequence numbers start where we join")
