@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use std::net::IpAddr;
 use std::sync::Mutex;
 
+use crate::stats::NotCarried;
 use rustdds::no_key::{Decode, DefaultDecoder, DeserializerAdapter, SerializerAdapter};
 use rustdds::policy::{Durability, History, Reliability};
 use rustdds::{
@@ -165,6 +166,78 @@ pub(crate) struct RemoteEndpoint {
     pub guid: [u8; 16],
     /// Its participant's DDS implementation.
     pub vendor: Vendor,
+    /// Its topic is keyed: the entity kind in its GUID is a writer or reader "with key" (RTPS
+    /// 2.5 §9.3.1.2). ROS 2's own topics never are, and DDS matches such an endpoint only with
+    /// keyed ones (Cyclone DDS's keyed writer never matched the bridge's unkeyed reader).
+    pub keyed: bool,
+    /// A reader's content filter, as it announced it (`expression` and its parameters).
+    pub content_filter: Option<String>,
+    /// Fast DDS data-sharing is on for it (Fast DDS's `PID_DATASHARING` in its announcement).
+    pub data_sharing: bool,
+}
+
+impl RemoteEndpoint {
+    /// The DDS features it uses that the bridge does not carry to the zenoh side, each with
+    /// what to tell the user about this endpoint.
+    pub fn not_carried(&self) -> Vec<(NotCarried, String)> {
+        let mut found = Vec::new();
+        if let Some(filter) = &self.content_filter {
+            found.push((
+                NotCarried::ContentFilter,
+                format!("{} filters by {filter}", self.describe()),
+            ));
+        }
+        if self.data_sharing {
+            found.push((
+                NotCarried::DataSharing,
+                format!("{} offers Fast DDS data-sharing", self.describe()),
+            ));
+        }
+        found
+    }
+
+    fn describe(&self) -> String {
+        let kind = if is_writer_kind(self.guid[15]) {
+            "writer"
+        } else {
+            "reader"
+        };
+        format!(
+            "the DDS {kind} {} of {}",
+            crate::peers::hex(&self.guid),
+            self.topic
+        )
+    }
+}
+
+/// Fast DDS's vendor-specific parameter id for its data-sharing QoS (`PID_DATASHARING`).
+const FAST_DDS_PID_DATASHARING: u16 = 0x8006;
+
+/// Whether an entity kind (the last octet of a GUID) is a writer's (RTPS 2.5 Table 9.1: writers
+/// 0x02 with key and 0x03 without; readers 0x04 without and 0x07 with; the two high bits say
+/// user-defined, built-in or vendor-specific).
+fn is_writer_kind(kind: u8) -> bool {
+    matches!(kind & 0x3f, 0x02 | 0x03)
+}
+
+/// Whether an entity kind is that of a writer or reader of a keyed topic.
+fn is_keyed_kind(kind: u8) -> bool {
+    matches!(kind & 0x3f, 0x02 | 0x07)
+}
+
+/// A content filter as the user wrote it: the expression, then its parameters if any.
+fn describe_filter(expression: &str, parameters: &[String]) -> String {
+    let mut text = format!("`{expression}`");
+    if !parameters.is_empty() {
+        text.push_str(&format!(" with parameters {parameters:?}"));
+    }
+    text
+}
+
+/// Whether an announcement from a participant of `vendor` with these vendor-specific parameter
+/// ids turns Fast DDS data-sharing on (the ids mean something only from their vendor).
+fn offers_data_sharing(vendor: Vendor, vendor_parameter_ids: &[u16]) -> bool {
+    vendor == Vendor::FastDds && vendor_parameter_ids.contains(&FAST_DDS_PID_DATASHARING)
 }
 
 /// DDS endpoints as discovered, held for [`Lingering::HOLD`] after they drop out of RustDDS's
@@ -351,6 +424,12 @@ impl Dds {
                     participant: crate::peers::hex(w.writer_proxy.remote_writer_guid.prefix.as_ref()),
                     guid: w.writer_proxy.remote_writer_guid.to_bytes(),
                     vendor: self.vendor(w.writer_proxy.remote_writer_guid),
+                    keyed: is_keyed_kind(w.writer_proxy.remote_writer_guid.to_bytes()[15]),
+                    content_filter: None,
+                    data_sharing: offers_data_sharing(
+                        self.vendor(w.writer_proxy.remote_writer_guid),
+                        &w.vendor_parameter_ids,
+                    ),
                 }
             })
             .collect()
@@ -374,6 +453,15 @@ impl Dds {
                     participant: crate::peers::hex(r.reader_proxy.remote_reader_guid.prefix.as_ref()),
                     guid: r.reader_proxy.remote_reader_guid.to_bytes(),
                     vendor: self.vendor(r.reader_proxy.remote_reader_guid),
+                    keyed: is_keyed_kind(r.reader_proxy.remote_reader_guid.to_bytes()[15]),
+                    content_filter: r
+                        .content_filter
+                        .as_ref()
+                        .map(|f| describe_filter(&f.filter_expression, &f.expression_parameters)),
+                    data_sharing: offers_data_sharing(
+                        self.vendor(r.reader_proxy.remote_reader_guid),
+                        &r.vendor_parameter_ids,
+                    ),
                 }
             })
             .collect()
@@ -433,7 +521,40 @@ mod tests {
             participant: "01".into(),
             guid,
             vendor: Vendor::Unknown,
+            keyed: false,
+            content_filter: None,
+            data_sharing: false,
         }
+    }
+
+    #[test]
+    fn what_an_endpoint_uses_that_the_bridge_does_not_carry_is_told_from_its_announcement() {
+        // ROS 2's own endpoints: no filter, no data-sharing, nothing to say.
+        let mut plain = endpoint(0x03);
+        assert!(plain.not_carried().is_empty());
+        // A keyed writer (0x02) and a keyed reader (0x07), user-defined or vendor-specific.
+        assert!([0x02, 0x07, 0x42, 0xc7].into_iter().all(is_keyed_kind));
+        assert!(![0x03, 0x04, 0xc3, 0xc4].into_iter().any(is_keyed_kind));
+        plain.content_filter = Some(describe_filter("data > %0", &["5".into()]));
+        let told = plain.not_carried();
+        assert_eq!(told.len(), 1);
+        assert_eq!(told[0].0, NotCarried::ContentFilter);
+        assert!(
+            told[0]
+                .1
+                .ends_with(r#"of rt/chatter filters by `data > %0` with parameters ["5"]"#),
+            "{}",
+            told[0].1
+        );
+        assert!(
+            told[0].1.starts_with("the DDS writer "),
+            "0x03 is a writer: {}",
+            told[0].1
+        );
+        // 0x8006 is data-sharing only from Fast DDS; another vendor's 0x8006 means something else.
+        assert!(offers_data_sharing(Vendor::FastDds, &[0x8002, 0x8006]));
+        assert!(!offers_data_sharing(Vendor::FastDds, &[0x8002]));
+        assert!(!offers_data_sharing(Vendor::CycloneDds, &[0x8006]));
     }
 
     #[test]

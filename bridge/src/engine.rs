@@ -257,6 +257,22 @@ impl Ledger {
     }
 }
 
+/// How a route is named in its log lines.
+fn route_name(info: &RouteInfo) -> String {
+    format!("{} {}", info.topic, info.direction)
+}
+
+/// Counts (and logs the first of) each DDS feature the route's DDS endpoints use that the bridge
+/// does not carry.
+fn note_not_carried(route: &Route, endpoints: &[RemoteEndpoint]) {
+    let name = route_name(&route.info);
+    for endpoint in endpoints {
+        for (feature, detail) in endpoint.not_carried() {
+            route.stats.met(&name, feature, endpoint.guid, &detail);
+        }
+    }
+}
+
 fn empty_report(key: &RouteKey) -> RouteReport {
     RouteReport {
         topic: key.topic.clone(),
@@ -286,6 +302,9 @@ struct Wanted {
     /// The zenoh node of the route's zenoh endpoint, announced on `ros_discovery_info` for the
     /// bridge's DDS reader or writer.
     zenoh_node: Option<NodeName>,
+    /// The DDS endpoints on the route's DDS side (a topic's writers or readers), for what they
+    /// use that the bridge does not carry.
+    dds_endpoints: Vec<RemoteEndpoint>,
 }
 
 /// The bridge: one DDS participant, one zenoh node, the routes.
@@ -528,12 +547,17 @@ impl Bridge {
         }
         self.failed.retain(|key| wanted.contains_key(key));
         for (key, want) in wanted {
-            if self.routes.contains_key(&key) || self.failed.contains(&key) {
+            if let Some(route) = self.routes.get(&key) {
+                note_not_carried(route, &want.dds_endpoints);
+                continue;
+            }
+            if self.failed.contains(&key) {
                 continue;
             }
             match self.create(&want).await {
                 Ok(route) => {
                     events.push(RouteEvent::Up(want.info.clone()));
+                    note_not_carried(&route, &want.dds_endpoints);
                     self.ledger
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -595,6 +619,16 @@ impl Bridge {
             }
             return None;
         };
+        if endpoint.keyed {
+            self.say_once(
+                events,
+                &topic,
+                "keyed topic (its type has key members; ROS 2 topics never do): DDS matches it only \
+                 with keyed endpoints and the bridge's are unkeyed, so it is not bridged"
+                    .into(),
+            );
+            return None;
+        }
         if !names::is_ros_message_type(&endpoint.type_name) {
             let reason = format!(
                 "type `{}` is not a ROS message type, not bridged",
@@ -865,17 +899,21 @@ impl Bridge {
                         namespace: subscription.node.namespace.clone(),
                         name: subscription.node.name.clone(),
                     }),
+                    dds_endpoints: writers,
                 },
             );
         }
         // zenoh publishers → DDS subscriptions.
-        let mut readers: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut readers: BTreeMap<(String, String), Vec<RemoteEndpoint>> = BTreeMap::new();
         for reader in dds_readers {
             if let Some(topic) = self.ros_endpoint(&reader, Kind::Subscriber, events) {
-                readers.insert((topic, reader.type_name.clone()));
+                readers
+                    .entry((topic, reader.type_name.clone()))
+                    .or_default()
+                    .push(reader);
             }
         }
-        for (topic, dds_type) in readers {
+        for ((topic, dds_type), readers) in readers {
             let Some(publisher) = zenoh
                 .iter()
                 .find(|e| e.kind == EntityKind::Publisher && e.topic == topic && e.type_name == dds_type)
@@ -920,6 +958,7 @@ impl Bridge {
                         namespace: publisher.node.namespace.clone(),
                         name: publisher.node.name.clone(),
                     }),
+                    dds_endpoints: readers,
                 },
             );
         }
@@ -1047,6 +1086,9 @@ impl Bridge {
                         dds_qos,
                         dds_node: None,
                         zenoh_node: None,
+                        // Not looked at for services: ROS 2 service types are not keyed and
+                        // not filtered.
+                        dds_endpoints: Vec::new(),
                     },
                 );
             }
@@ -1065,7 +1107,7 @@ impl Bridge {
         let (guid, is_writer): ([u8; 16], bool);
         let info = &want.info;
         let stats = Arc::new(RouteStats::default());
-        let name = format!("{} {}", info.topic, info.direction);
+        let name = route_name(info);
         // Types zshm ships are checked (small payloads); others pass on their header alone.
         let validator = MessageType::shipped(&ros_type_name(&info.dds_type)).ok();
         let cap = self.config.cap(&info.topic).map(|cap| cap.period);

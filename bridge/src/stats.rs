@@ -2,7 +2,7 @@
 //! per route (WARN, with what to do) and counted every time; the summary at the end prints the
 //! counts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -96,12 +96,49 @@ impl DropReason {
     }
 }
 
+/// A DDS feature an endpoint of a route uses that the bridge does not carry to the zenoh side.
+/// Nothing is lost by it unless its explanation says so; each is logged once per route with the
+/// endpoint that uses it, and the endpoints are counted in the route's last line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum NotCarried {
+    /// A DDS reader's content filter (a ContentFilteredTopic).
+    ContentFilter,
+    /// Fast DDS data-sharing (zero-copy delivery between Fast DDS processes of one host).
+    DataSharing,
+}
+
+impl NotCarried {
+    /// The label for logs and summaries.
+    pub fn label(self) -> &'static str {
+        match self {
+            NotCarried::ContentFilter => "content_filter",
+            NotCarried::DataSharing => "data_sharing",
+        }
+    }
+
+    fn explanation(self) -> &'static str {
+        match self {
+            NotCarried::ContentFilter => {
+                "zenoh has no content filters: the bridge sends this reader every message of the \
+                 topic, and its DDS stack drops those the filter refuses"
+            }
+            NotCarried::DataSharing => {
+                "data-sharing works only between Fast DDS processes: Fast DDS sends the bridge \
+                 copies over its transports instead (nothing is lost)"
+            }
+        }
+    }
+}
+
 /// The counters of one route.
 #[derive(Debug, Default)]
 pub struct RouteStats {
     messages: AtomicU64,
     bytes: AtomicU64,
     drops: Mutex<BTreeMap<DropReason, u64>>,
+    /// The DDS endpoints met, by the feature they use that is not carried (GUIDs).
+    not_carried: Mutex<BTreeMap<NotCarried, BTreeSet<[u8; 16]>>>,
 }
 
 impl RouteStats {
@@ -132,6 +169,30 @@ impl RouteStats {
         }
     }
 
+    /// Notes that the DDS endpoint `guid` of `route` uses `feature` (`detail` names it); logs the
+    /// first endpoint of each feature.
+    pub fn met(&self, route: &str, feature: NotCarried, guid: [u8; 16], detail: &str) {
+        let mut met = self.not_carried.lock().unwrap_or_else(|e| e.into_inner());
+        let endpoints = met.entry(feature).or_default();
+        let first = endpoints.is_empty();
+        if endpoints.insert(guid) && first {
+            tracing::warn!(
+                route,
+                feature = feature.label(),
+                "not carried: {detail}; {}; further endpoints with it are counted, not logged",
+                feature.explanation()
+            );
+        }
+    }
+
+    /// The DDS endpoints met per feature not carried.
+    pub fn not_carried(&self) -> BTreeMap<NotCarried, usize> {
+        let met = self.not_carried.lock().unwrap_or_else(|e| e.into_inner());
+        met.iter()
+            .map(|(feature, guids)| (*feature, guids.len()))
+            .collect()
+    }
+
     /// Messages forwarded.
     pub fn messages(&self) -> u64 {
         self.messages.load(Ordering::Relaxed)
@@ -159,6 +220,14 @@ impl RouteStats {
                 text.push_str(&format!(" {}={count}", reason.label()));
             }
         }
+        let not_carried = self.not_carried();
+        if !not_carried.is_empty() {
+            text.push_str(", not carried:");
+            for (feature, endpoints) in not_carried {
+                let noun = if endpoints == 1 { "endpoint" } else { "endpoints" };
+                text.push_str(&format!(" {} ({endpoints} DDS {noun})", feature.label()));
+            }
+        }
         text
     }
 }
@@ -178,6 +247,20 @@ mod tests {
         assert_eq!(
             stats.summary(),
             "1 messages, 10 bytes, dropped max_frequency=2 malformed_cdr=1"
+        );
+    }
+
+    #[test]
+    fn features_not_carried_are_counted_once_per_endpoint_after_the_drops() {
+        let stats = RouteStats::default();
+        stats.met("/t", NotCarried::ContentFilter, [1; 16], "reader 1");
+        stats.met("/t", NotCarried::ContentFilter, [1; 16], "reader 1 again");
+        stats.met("/t", NotCarried::ContentFilter, [2; 16], "reader 2");
+        stats.met("/t", NotCarried::DataSharing, [2; 16], "reader 2");
+        assert_eq!(
+            stats.summary(),
+            "0 messages, 0 bytes, no drops, not carried: content_filter (2 DDS endpoints) \
+             data_sharing (1 DDS endpoint)"
         );
     }
 }

@@ -22,6 +22,8 @@ Roles (one per run):
 --node-name NAME (--namespace NS) makes a talker announce its ROS node on ros_discovery_info as
 rmw_cyclonedds_cpp does; --humble makes it (and graph) use Humble's 24-byte GIDs.
 --transient-local makes a talker latch its last --depth samples and a listener ask for them.
+--keyed makes a talker's String_ a keyed type (its `data` the key: each message an instance of
+its own, as a DDS application with `@key` types has).
 
 Every line it prints is flushed. It never leaves the loopback interface: CYCLONEDDS_URI is set
 to `lo` unless the caller set it (the tests also run it in a network namespace of their own).
@@ -52,6 +54,7 @@ from cyclonedds._clayer import ddspy_take, ddspy_write  # noqa: E402
 from cyclonedds.core import InstanceState, SampleState, ViewState  # noqa: E402
 from cyclonedds.domain import DomainParticipant  # noqa: E402
 from cyclonedds.idl import IdlStruct  # noqa: E402
+from cyclonedds.idl.annotations import key  # noqa: E402
 from cyclonedds.idl.types import array, int32, int64, sequence, uint8, uint32, uint64  # noqa: E402
 from cyclonedds.internal import InvalidSample  # noqa: E402
 from cyclonedds.pub import DataWriter  # noqa: E402
@@ -69,6 +72,14 @@ CLOUD_HASH = "RIHS01_9198cabf7da3796ae6fe19c4cb3bdd3525492988c70522628af5daa124b
 @dataclass
 class String_(IdlStruct, typename="std_msgs::msg::dds_::String_"):
     data: str
+
+
+@dataclass
+class KeyedString_(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+    # The same bytes as String_ on the wire; the key makes the topic keyed (writer entity kind
+    # WITH_KEY, instances).
+    data: str
+    key("data")
 
 
 @dataclass
@@ -261,7 +272,7 @@ def string_type(typename):
 
 
 def talker(participant, args):
-    ty = string_type(args.type_name) if args.type_name else String_
+    ty = string_type(args.type_name) if args.type_name else KeyedString_ if args.keyed else String_
     samples = (ty(data=f"Hello World: {i}") for i in range(1, args.count + 1))
     talk(participant, args, ty, STRING_HASH, samples)
 
@@ -463,6 +474,7 @@ def main():
     parser.add_argument("--transient-local", action="store_true",
                         help="keep the last --depth samples for late readers / ask writers for theirs")
     parser.add_argument("--no-wait", action="store_true", help="talk without waiting for a reader")
+    parser.add_argument("--keyed", action="store_true", help="talker: a keyed String_ (data is the key)")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--linger", type=float, default=0, help="seconds to stay after the last message")
     parser.add_argument("--width", type=int, default=640)

@@ -6,7 +6,8 @@ DDS runs with its default profile (shared memory and UDPv4).
 
 Roles (one per run; every line printed is flushed):
   talker          publish std_msgs/String "Hello World: N", N = 1..--count, once a subscription
-                  matched; `--best-effort` for the sensor-data QoS
+                  matched; `--best-effort` for the sensor-data QoS; `--plain`: std_msgs/Int64 N
+                  instead (a plain type: fixed size, what Fast DDS's data-sharing takes)
   listener        print `heard <hex of the CDR>` per std_msgs/String until --count
   cloud           publish --count sensor_msgs/PointCloud2 of --width x --height points whose data
                   is zshm's verifiable pattern (what `zshm cam-latency --verify` checks)
@@ -38,7 +39,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import HistoryPolicy, QoSProfile, qos_profile_sensor_data
 from rcl_interfaces.msg import ParameterDescriptor
 from sensor_msgs.msg import PointCloud2, PointField
-from std_msgs.msg import String
+from std_msgs.msg import Int64, String
 
 
 def say(*words):
@@ -82,7 +83,7 @@ def wait_for_subscribers(node, publisher, args):
 
 
 def talker(node, args):
-    publisher = node.create_publisher(String, args.topic, qos(args))
+    publisher = node.create_publisher(Int64 if args.plain else String, args.topic, qos(args))
     wait_for_subscribers(node, publisher, args)
     reported = None
 
@@ -96,7 +97,7 @@ def talker(node, args):
 
     period = 1.0 / args.rate if args.rate else 0
     for i in range(1, args.count + 1):
-        publisher.publish(String(data=f"Hello World: {i}"))
+        publisher.publish(Int64(data=i) if args.plain else String(data=f"Hello World: {i}"))
         say(f"published {i}")
         report()
         if period:
@@ -400,6 +401,7 @@ def main():
     parser.add_argument("--rate", type=float, default=10, help="messages per second (0: as fast as it goes)")
     parser.add_argument("--depth", type=int, default=10)
     parser.add_argument("--best-effort", action="store_true")
+    parser.add_argument("--plain", action="store_true", help="talker: std_msgs/Int64 instead of String")
     parser.add_argument("--no-verify", action="store_true", help="cloud-listener: latency only")
     parser.add_argument("--keep-all", action="store_true", help="reliable keep-all (for clouds)")
     parser.add_argument("--report-matches", action="store_true",

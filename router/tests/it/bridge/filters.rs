@@ -1,5 +1,5 @@
 //! What the bridge does not bridge, and says so: denied topics, frequency caps, malformed
-//! samples, DDS topics and types that are not ROS.
+//! samples, DDS topics and types that are not ROS, keyed DDS topics.
 
 use super::*;
 
@@ -229,6 +229,70 @@ fn a_dds_topic_that_is_not_ros_and_a_type_that_is_not_ros_are_logged_once_and_th
         lines
             .iter()
             .all(|l| !l.contains("NotRos") && !l.contains("plain_topic")),
+        "{lines:?}"
+    );
+}
+
+/// A DDS application's keyed topic (Cyclone DDS, a `@key` member): DDS matches keyed endpoints
+/// only with keyed ones, so the bridge's unkeyed reader would never get a sample (Cyclone's
+/// keyed writer never matched it). The bridge says so once, makes no route for it, and the
+/// other topics go on.
+#[test]
+fn a_keyed_dds_topic_is_said_once_and_not_bridged_and_the_rest_goes_on() {
+    let net = Net::new();
+    let router = net.router();
+    let mut listener = net
+        .zshm(
+            "listener",
+            &["listener", "-e", &router.locator, "-t", "/other", "-n", "5"],
+        )
+        .start();
+    let mut keyed_listener = net
+        .zshm("keyed listener", &["listener", "-e", &router.locator])
+        .start();
+    net.wait_for_subscriptions(&router, "/other", 1);
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    let bridge = net.bridge(&router, &[]);
+    let _keyed = net
+        .dds(
+            "keyed dds talker",
+            &[
+                "talker",
+                "--keyed",
+                "--count",
+                "100000",
+                "--rate",
+                "10",
+                "--no-wait",
+            ],
+        )
+        .start();
+    let _other = net
+        .dds(
+            "dds talker",
+            &["talker", "--topic", "rt/other", "--count", "5", "--linger", "60"],
+        )
+        .start();
+    assert_eq!(listener.wait_exit(), 0, "{}\n{}", listener.dump(), bridge.dump());
+    let said = "keyed topic (its type has key members; ROS 2 topics never do): DDS matches it \
+                only with keyed endpoints and the bridge's are unkeyed, so it is not bridged";
+    wait_until("the keyed topic said", || bridge.stderr().contains(said));
+    keyed_listener.signal_process(nix::sys::signal::Signal::SIGINT);
+    keyed_listener.wait_exit();
+    assert!(
+        keyed_listener.stderr().contains("heard 0 messages"),
+        "{}",
+        keyed_listener.dump()
+    );
+    let stderr = bridge.stderr();
+    let lines = stop_bridge(bridge);
+    assert_eq!(stderr.matches(said).count(), 1, "said once:\n{stderr}");
+    assert!(
+        lines.iter().all(|l| !l.contains("/chatter")),
+        "no route for the keyed topic: {lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("route down: /other ")),
         "{lines:?}"
     );
 }

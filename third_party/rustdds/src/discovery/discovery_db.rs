@@ -671,6 +671,7 @@ impl DiscoveryDB {
       subscription_topic_data: subscription_data,
       content_filter,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     }
   }
 
@@ -965,6 +966,7 @@ mod tests {
       subscription_topic_data: reader1sub.clone(),
       content_filter: None,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     };
     discovery_db.update_subscription(&dreader1);
 
@@ -977,6 +979,7 @@ mod tests {
       subscription_topic_data: reader2sub,
       content_filter: None,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     };
     discovery_db.update_subscription(&dreader2);
 
@@ -987,6 +990,7 @@ mod tests {
       subscription_topic_data: reader3sub,
       content_filter: None,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     };
     discovery_db.update_subscription(&dreader3);
 
@@ -1017,6 +1021,7 @@ mod tests {
       subscription_topic_data: reader_sub,
       content_filter: None,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     };
     discovery_db.update_subscription(&dreader);
 

@@ -1,4 +1,4 @@
-use std::time::Instant;
+use std::{collections::BTreeMap, time::Instant};
 
 use serde::{Deserialize, Serialize};
 #[allow(unused_imports)]
@@ -310,6 +310,16 @@ impl SubscriptionBuiltinTopicData {
 // =======================================================================
 // =======================================================================
 
+/// zshm patch: the vendor-specific parameter ids of an announcement (RTPS 2.5 §9.6.2.2.1: the
+/// most significant bit set), in order.
+fn vendor_parameter_ids<T>(pl_map: &BTreeMap<ParameterId, T>) -> Vec<u16> {
+  pl_map
+    .keys()
+    .map(|id| id.value())
+    .filter(|value| value & 0x8000 != 0)
+    .collect()
+}
+
 /// Type specified in RTPS v2.3 spec Figure 8.30
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiscoveredReaderData {
@@ -317,6 +327,9 @@ pub struct DiscoveredReaderData {
   pub subscription_topic_data: SubscriptionBuiltinTopicData,
   pub content_filter: Option<ContentFilterProperty>,
   pub user_data: Vec<u8>,
+  /// zshm patch: the vendor-specific parameter ids (0x8000 and up) the announcement carried,
+  /// which only the announcing vendor's rules give a meaning (Fast DDS's data-sharing, 0x8006).
+  pub vendor_parameter_ids: Vec<u16>,
 }
 
 impl DiscoveredReaderData {
@@ -338,6 +351,7 @@ impl DiscoveredReaderData {
       subscription_topic_data,
       content_filter: None,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     }
   }
 }
@@ -425,6 +439,7 @@ impl PlCdrDeserialize for DiscoveredReaderData {
       .and_then(|v| v.first())
       .map(|p| p.value.clone())
       .unwrap_or_default();
+    let vendor_parameter_ids = vendor_parameter_ids(&pl_map);
 
     Ok(DiscoveredReaderData {
       reader_proxy: ReaderProxy::new(
@@ -443,6 +458,7 @@ impl PlCdrDeserialize for DiscoveredReaderData {
       ),
       content_filter,
       user_data,
+      vendor_parameter_ids,
     })
   }
 }
@@ -501,6 +517,7 @@ impl ParameterListable for DiscoveredReaderData {
         },
       content_filter,
       user_data: _,
+      vendor_parameter_ids: _,
     } = self;
 
     let mut pl = ParameterList::new();
@@ -777,6 +794,8 @@ pub struct DiscoveredWriterData {
   pub writer_proxy: WriterProxy,
   pub publication_topic_data: PublicationBuiltinTopicData,
   pub user_data: Vec<u8>,
+  /// zshm patch: as `DiscoveredReaderData::vendor_parameter_ids`.
+  pub vendor_parameter_ids: Vec<u16>,
 }
 
 impl Keyed for DiscoveredWriterData {
@@ -813,6 +832,7 @@ impl DiscoveredWriterData {
       writer_proxy,
       publication_topic_data,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     }
   }
 }
@@ -884,6 +904,7 @@ impl PlCdrDeserialize for DiscoveredWriterData {
       .and_then(|v| v.first())
       .map(|p| p.value.clone())
       .unwrap_or_default();
+    let vendor_parameter_ids = vendor_parameter_ids(&pl_map);
 
     Ok(DiscoveredWriterData {
       last_updated: Instant::now(),
@@ -894,6 +915,7 @@ impl PlCdrDeserialize for DiscoveredWriterData {
         data_max_size_serialized,
       },
       user_data,
+      vendor_parameter_ids,
       publication_topic_data: PublicationBuiltinTopicData::new_with_qos(
         guid,
         participant_guid,
@@ -959,6 +981,7 @@ impl ParameterListable for DiscoveredWriterData {
           security_info,
         },
       user_data: _,
+      vendor_parameter_ids: _,
     } = self;
 
     let mut pl = ParameterList::new();
@@ -1393,6 +1416,7 @@ mod tests {
       subscription_topic_data: sub_topic_data,
       content_filter: Some(content_filter),
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     };
 
     // serialize
@@ -1450,6 +1474,7 @@ mod tests {
       writer_proxy,
       publication_topic_data: pub_topic_data,
       user_data: Vec::new(),
+      vendor_parameter_ids: Vec::new(),
     };
 
     let sdata = dwd

@@ -9,6 +9,11 @@ pub struct ParameterId {
 }
 
 impl ParameterId {
+  /// zshm patch: the id's number (for the vendor-specific range).
+  pub(crate) const fn value(self) -> u16 {
+    self.value
+  }
+
   pub const PID_PAD: Self = Self { value: 0x0000 };
   pub const PID_SENTINEL: Self = Self { value: 0x0001 };
   pub const PID_USER_DATA: Self = Self { value: 0x002c };

@@ -276,3 +276,83 @@ fn seven_mb_clouds_go_from_zshm_shared_memory_to_rclpy_and_from_rclpy_into_share
         assert!(down.ends_with("no drops"), "{down}");
     }
 }
+
+/// Fast DDS's profile file: data-sharing on (AUTOMATIC: where the type allows it) for every
+/// writer.
+const DATA_SHARING_PROFILE: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
+<profiles xmlns="http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles">
+  <data_writer profile_name="data_sharing" is_default_profile="true">
+    <qos><data_sharing><kind>AUTOMATIC</kind></data_sharing></qos>
+  </data_writer>
+</profiles>
+"#;
+
+/// An rclpy talker of a plain type (std_msgs/Int64: fixed size, what Fast DDS's data-sharing
+/// takes) on Fast DDS: its writer offers data-sharing, which works only between Fast DDS
+/// processes. The bridge says so once and counts the endpoint in the route's last line, and every
+/// message still arrives (Fast DDS sends the bridge copies over its transports).
+#[test]
+fn a_fast_dds_writer_offering_data_sharing_is_said_once_and_its_messages_arrive_by_copy() {
+    let net = Net::for_fast_dds();
+    let router = net.router();
+    let bridge = net.bridge(&router, &[]);
+    let mut echo = net
+        .zshm(
+            "echo",
+            &[
+                "topic",
+                "echo",
+                "-e",
+                &router.locator,
+                "/ints",
+                "std_msgs/msg/Int64",
+                "--json",
+            ],
+        )
+        .start();
+    net.wait_for_subscriptions(&router, "/ints", 1);
+    // rmw_fastrtps_cpp leaves data-sharing off unless a Fast DDS profile turns it on and the RMW
+    // is told to keep the profile's QoS (seen here: with the profile alone, no writer offered it).
+    let profile = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(profile.path(), DATA_SHARING_PROFILE).unwrap();
+    let mut talker = net
+        .rclpy(
+            "rclpy talker",
+            &[
+                "talker", "--plain", "--topic", "/ints", "--count", "10", "--rate", "10", "--linger", "60",
+            ],
+        )
+        .env("FASTRTPS_DEFAULT_PROFILES_FILE", profile.path().to_str().unwrap())
+        .env("RMW_FASTRTPS_USE_QOS_FROM_XML", "1")
+        .start();
+    wait_until("ten messages echoed", || {
+        echo.stdout().iter().filter(|l| l.starts_with('{')).count() >= 10
+    });
+    echo.signal_process(nix::sys::signal::Signal::SIGINT);
+    echo.wait_exit();
+    talker.stop();
+    let values: Vec<String> = echo
+        .stdout()
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .cloned()
+        .collect();
+    let expected: Vec<String> = (1..=10).map(|i| format!("{{\"data\":{i}}}")).collect();
+    assert_eq!(values, expected, "{}", bridge.dump());
+    let stderr = bridge.stderr();
+    let lines = stop_bridge(bridge);
+    let said = stderr
+        .lines()
+        .filter(|l| l.contains("not carried: the DDS writer") && l.contains("offers Fast DDS data-sharing"))
+        .count();
+    assert_eq!(said, 1, "said once:\n{stderr}");
+    let down = lines
+        .iter()
+        .find(|l| l.starts_with("route down: /ints "))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert_eq!(count_in(down, "messages"), 10, "{down}");
+    assert!(
+        down.ends_with("no drops, not carried: data_sharing (1 DDS endpoint)"),
+        "{down}"
+    );
+}
