@@ -150,6 +150,55 @@ fn two_bridges_on_one_dds_domain_and_zenoh_network_carry_each_message_once_and_t
     stop_bridge(second);
 }
 
+/// A DDS talker on a topic the bridge has bridged before gets every message through, from its
+/// first. RustDDS used to replay to each new DDS participant the announcement and the dispose of
+/// every reader the bridge had ever had on the topic, in order and about 100 ms apart
+/// (third_party/rustdds/PATCHES.md, 5): the new talker matched those long-gone readers one after
+/// the other, began writing at the first, and its own DDS dropped what it wrote while it was
+/// matched with none (a reliable volatile writer owes nothing to a reader it never matched).
+#[test]
+fn a_dds_talker_on_a_topic_bridged_before_loses_none_of_its_first_messages() {
+    const EARLIER: usize = 4;
+    let net = Net::new();
+    let router = net.router();
+    let listener = net.zshm("listener", &["listener", "-e", &router.locator]).start();
+    net.wait_for_subscriptions(&router, "/chatter", 1);
+    let bridge = net.bridge(&router, &[]);
+    // Earlier routes come and go, each with a DDS reader of its own.
+    for earlier in 1..=EARLIER {
+        let mut talker = net
+            .dds("earlier dds talker", &["talker", "--count", "2", "--rate", "20"])
+            .start();
+        assert_eq!(talker.wait_exit(), 0, "{}", talker.dump());
+        // (Before the fix, the second talker already matched the first route's reader, long
+        // gone, wrote its two messages to nobody and left before its own route came up.)
+        wait_until(
+            "an earlier talker's two messages heard and its route down",
+            || {
+                heard_numbers(&listener).len() >= 2 * earlier
+                    && lines_starting(&bridge, "route down: /chatter") == earlier
+            },
+        );
+    }
+    let heard_before = heard_numbers(&listener).len();
+    // The talker starts writing the moment a reader matched, at 50 Hz.
+    let mut talker = net
+        .dds("dds talker", &["talker", "--count", "40", "--rate", "50"])
+        .start();
+    assert_eq!(talker.wait_exit(), 0, "{}", talker.dump());
+    // It waited for every reader's acknowledgement before it left; its route goes 3 s later.
+    wait_until("its route down", || {
+        lines_starting(&bridge, "route down: /chatter") == EARLIER + 1
+    });
+    assert_eq!(
+        heard_numbers(&listener)[heard_before..],
+        (1..=40).collect::<Vec<u64>>(),
+        "{}",
+        bridge.dump()
+    );
+    stop_bridge(bridge);
+}
+
 #[test]
 fn routes_come_back_after_the_dds_peer_restarts_and_outlive_a_router_restart_and_nothing_stays_declared() {
     let net = Net::new();

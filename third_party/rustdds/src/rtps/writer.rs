@@ -1406,6 +1406,12 @@ impl Writer {
               "Reader {:?} requested too old data {:?}. I have only from {:?}. Topic {:?}",
               reader_proxy, unsent_sn, first_available, self.my_topic_name
             );
+          } else if self.send_buffer.keeps_one_per_instance() {
+            // zshm patch (PATCHES.md, 5): a superseded discovery sample, forgotten on purpose.
+            debug!(
+              "Reader {:?} asked for superseded {:?}: GAP. Topic {:?}",
+              reader_proxy.remote_reader_guid, unsent_sn, self.my_topic_name
+            );
           } else {
             // we are running out of excuses
             error!(

@@ -1,5 +1,5 @@
 use std::{
-  collections::BTreeMap,
+  collections::{BTreeMap, BTreeSet},
   sync::{Arc, Condvar, Mutex},
   time::{Duration as StdDuration, Instant},
 };
@@ -9,8 +9,12 @@ use core::task::Waker;
 use log::{debug, error, trace, warn};
 
 use crate::{
-  dds::{ddsdata::DDSData, with_key::datawriter::WriteOptions},
-  structure::{cache_change::CacheChange, guid::GUID, sequence_number::SequenceNumber},
+  dds::{ddsdata::DDSData, key::KeyHash, with_key::datawriter::WriteOptions},
+  structure::{
+    cache_change::CacheChange,
+    guid::{EntityId, GUID},
+    sequence_number::SequenceNumber,
+  },
 };
 
 /// Result of an admission attempt into the [`WriterSendBuffer`].
@@ -72,6 +76,11 @@ struct Inner {
   // Wakers of async producers / ack-waiters parked because the window was full
   // or acknowledgements were still pending. Drained (woken) on any advance.
   wakers: Vec<Waker>,
+  // zshm patch (PATCHES.md, 5): for the SEDP writers, the retained sample of
+  // each live instance (endpoint), and the disposes kept only until every
+  // matched reader has acknowledged them.
+  latest_of_instance: BTreeMap<KeyHash, SequenceNumber>,
+  disposes_until_acked: BTreeSet<SequenceNumber>,
 }
 
 struct Shared {
@@ -89,6 +98,9 @@ struct Shared {
   // late-joining readers, so pre-match trimming is disabled.
   volatile: bool,
   topic_name: String,
+  // zshm patch (PATCHES.md, 5): keep one sample per instance (see
+  // `supersede_instance`).
+  one_per_instance: bool,
 }
 
 /// A shared, flow-controlled buffer of samples between a `DataWriter`
@@ -130,6 +142,8 @@ impl WriterSendBuffer {
           sent_frontier: SequenceNumber::new(0),
           max_retain: max_retain.max(1),
           wakers: Vec::new(),
+          latest_of_instance: BTreeMap::new(),
+          disposes_until_acked: BTreeSet::new(),
         }),
         progress: Condvar::new(),
         writer_guid,
@@ -137,8 +151,78 @@ impl WriterSendBuffer {
         is_builtin,
         volatile,
         topic_name,
+        one_per_instance: [
+          EntityId::SEDP_BUILTIN_PUBLICATIONS_WRITER,
+          EntityId::SEDP_BUILTIN_SUBSCRIPTIONS_WRITER,
+          EntityId::SEDP_BUILTIN_TOPIC_WRITER,
+        ]
+        .contains(&writer_guid.entity_id),
       }),
     }
+  }
+
+  /// zshm patch (PATCHES.md, 5): the SEDP writers keep one sample per
+  /// instance, as DDS gives its built-in topics (HISTORY KEEP_LAST 1). RustDDS
+  /// kept every announcement and dispose of every endpoint the participant ever
+  /// had (the writers are KEEP_ALL, and the send buffer knows no instances)
+  /// and replayed them all, in order, to each new participant: a new Cyclone
+  /// or Fast DDS participant matched readers that had long gone, one after the
+  /// other, and learnt of the live one last, while its volatile writer dropped
+  /// what it wrote in between (the bridge's `dds_gap`). Here a new sample of
+  /// an instance forgets the previous one, and a dispose is forgotten as soon
+  /// as every matched reader has acknowledged it: a participant that joins
+  /// later never knew the endpoint. Forgotten sequence numbers are GAPs to
+  /// readers that ask for them.
+  pub fn supersede_instance(&self, instance: KeyHash, seq: SequenceNumber, disposed: bool) {
+    if !self.shared.one_per_instance {
+      return;
+    }
+    let mut inner = self.shared.inner.lock().unwrap();
+    let previous = if disposed {
+      inner.disposes_until_acked.insert(seq);
+      inner.latest_of_instance.remove(&instance)
+    } else {
+      inner.latest_of_instance.insert(instance, seq)
+    };
+    if let Some(previous) = previous {
+      Self::forget_locked(&mut inner, previous);
+    }
+    Self::forget_acked_disposes(&mut inner);
+  }
+
+  fn forget_locked(inner: &mut Inner, seq: SequenceNumber) {
+    inner.changes.remove(&seq);
+    if seq == inner.first_seq {
+      inner.first_seq = inner
+        .changes
+        .keys()
+        .next()
+        .copied()
+        .unwrap_or_else(|| inner.last_seq.plus_1());
+    }
+  }
+
+  fn forget_acked_disposes(inner: &mut Inner) {
+    let acked_before = if inner.reliable_readers_present {
+      inner.acked_before
+    } else {
+      // No reader to tell: nobody needs the dispose.
+      inner.last_seq.plus_1()
+    };
+    let acked: Vec<SequenceNumber> = inner
+      .disposes_until_acked
+      .range(..acked_before)
+      .copied()
+      .collect();
+    for seq in acked {
+      inner.disposes_until_acked.remove(&seq);
+      Self::forget_locked(inner, seq);
+    }
+  }
+
+  /// zshm patch (PATCHES.md, 5): whether `seq` may be missing on purpose.
+  pub fn keeps_one_per_instance(&self) -> bool {
+    self.shared.one_per_instance
   }
 
   // --- predicates (must be called while holding the lock) ---
@@ -328,6 +412,10 @@ impl WriterSendBuffer {
         adv
       }
     };
+    // zshm patch (PATCHES.md, 5)
+    if shared.one_per_instance {
+      Self::forget_acked_disposes(&mut inner);
+    }
     if advanced {
       Self::wake_all(&mut inner, &shared.progress);
     }

@@ -385,6 +385,11 @@ where
       SA::output_encoding(),
       send_buffer,
     ));
+    // zshm patch (PATCHES.md, 5): the instance this sample supersedes.
+    let instance = self
+      .send_buffer
+      .keeps_one_per_instance()
+      .then(|| crate::dds::key::Key::hash_key(&data.key(), false));
 
     // Admission allocates the sequence number and stores the sample only if the
     // reliable send window has room; otherwise it blocks up to
@@ -395,6 +400,11 @@ where
       .admit_blocking(write_options, ddsdata, timeout)
     {
       Admission::Admitted(sequence_number) => {
+        if let Some(instance) = instance {
+          self
+            .send_buffer
+            .supersede_instance(instance, sequence_number, false);
+        }
         self.ring_doorbell();
         self.refresh_manual_liveliness();
         Ok(SampleIdentity {
@@ -835,17 +845,20 @@ where
     // zshm patch: the key hash goes too (inline PID_KEY_HASH). Fast DDS takes a key-only
     // payload longer than 16 bytes for no key at all, so without it a disposed SEDP endpoint
     // of RustDDS stayed matched in Fast DDS until the participant left (PATCHES.md, 3).
+    let instance = crate::dds::key::Key::hash_key(key, false);
     let ddsdata = DDSData::new_disposed_by_key_with_hash(
       ChangeKind::NotAliveDisposed,
       SerializedPayload::new_from_bytes(SA::output_encoding(), send_buffer),
-      crate::dds::key::Key::hash_key(key, false),
+      instance,
     );
     let timeout = self.qos().reliable_max_blocking_time().map(|d| d.to_std());
     match self
       .send_buffer
       .admit_blocking(WriteOptions::from(source_timestamp), ddsdata, timeout)
     {
-      Admission::Admitted(_seq) => {
+      Admission::Admitted(seq) => {
+        // zshm patch (PATCHES.md, 5)
+        self.send_buffer.supersede_instance(instance, seq, true);
         self.ring_doorbell();
         self.refresh_manual_liveliness();
         Ok(())
