@@ -403,8 +403,8 @@ impl MessageReceiver {
                 .available_readers
                 .values()
                 .filter(|target_reader| {
-                  // Reader must contain the writer
-                  target_reader.contains_writer(sending_writer_entity_id)
+                  // Reader must contain the writer (zshm patch, PATCHES.md, 6: by its GUID)
+                  target_reader.contains_writer(GUID::new(self.source_guid_prefix, sending_writer_entity_id))
                     // But there are two exceptions:
                     // 1. SPDP reader must read from unknown SPDP writers
                     //  TODO: This logic here is uglyish. Can we just inject a
@@ -935,8 +935,8 @@ impl MessageReceiver {
 
               if let Some(target_reader)=self.available_readers.values().find(|target_reader| {
                 (
-                // Reader must contain the writer
-                target_reader.contains_writer(sending_writer_entity_id)
+                // Reader must contain the writer (zshm patch, PATCHES.md, 6: by its GUID)
+                target_reader.contains_writer(GUID::new(self.source_guid_prefix, sending_writer_entity_id))
                     // But there are two exceptions:
                     // 1. SPDP reader must read from unknown SPDP writers
                     //  TODO: This logic here is uglyish. Can we just inject a

@@ -483,12 +483,14 @@ impl Reader {
     }
   }
 
-  pub fn contains_writer(&self, entity_id: EntityId) -> bool {
+  // zshm patch (PATCHES.md, 6): matched by the writer's whole GUID. Upstream compared the entity id alone, so
+  // a submessage sent to ENTITYID_UNKNOWN went to every reader matched with any writer of that
+  // entity id in any participant (DDS implementations number their entities per participant:
+  // Cyclone's and Fast DDS's first user writers share ids), and each such reader reassembled
+  // every fragment of it (a 7 MB cloud) only to drop the sample for want of a writer proxy.
+  pub fn contains_writer(&self, writer_guid: GUID) -> bool {
     if !self.like_stateless {
-      self
-        .matched_writers
-        .iter()
-        .any(|(&g, _)| g.entity_id == entity_id)
+      self.matched_writers.contains_key(&writer_guid)
     } else {
       // Making it explicit: stateless reader does not contain any writers
       false
