@@ -236,9 +236,10 @@ fn routes_come_back_after_the_dds_peer_restarts_and_outlive_a_router_restart_and
     let _talker = net.dds("restarted dds talker", &talker_args).start();
     // The first talker is gone and its route is down, so past the listener's backlog (at most
     // its KEEP_LAST(10) queue) every message is the restarted talker's. (Not asserted: which
-    // one comes first, since a loaded listener drops the oldest queued, counted; nor that none
-    // comes twice: beside a busy core the listener once heard the restarted talker's 1..5
-    // twice, not yet explained, see docs/bridging.md.)
+    // one comes first, since a loaded listener drops the oldest queued, counted. A listener once
+    // heard "1..5" twice here: the new route's reader was handed the first talker's cached
+    // samples, numbered from 1 as well, and published them; those are now dropped as stale,
+    // asserted below.)
     wait_until("the restarted talker's messages", || {
         heard_numbers(&listener).len() >= heard_before + 15
     });
