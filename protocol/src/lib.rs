@@ -8,6 +8,7 @@
 //! * [`qos`]: QoS profiles, their encoding in tokens and their mapping onto zenoh.
 //! * [`attachment`]: the attachment of every publication (sequence number, time stamp, GID).
 //! * [`gid`]: the global id of an entity.
+//! * [`action`]: the names of an action's services and topics.
 //! * [`TypeInfo`]: how a message type is named on the wire.
 //!
 //! The node library `zshm` runs this protocol (and re-exports these modules where its users
@@ -22,6 +23,7 @@
 //! assert_eq!(QosProfile::decode(&in_token).unwrap(), qos);
 //! ```
 
+pub mod action;
 pub mod attachment;
 pub mod cdr;
 pub mod gid;

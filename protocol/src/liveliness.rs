@@ -147,6 +147,11 @@ pub fn node_token(node: &NodeInfo) -> String {
     )
 }
 
+/// The key expression of every ROS token of `domain`: its whole graph.
+pub fn domain_tokens(domain: u32) -> String {
+    format!("{PREFIX}/{domain}/**")
+}
+
 /// The key expression of the tokens of every `kind` endpoint named `name` (a topic or a service)
 /// with type `type_name`, in any node and with any QoS; `type_hash` `None` matches any hash
 /// (rmw_zenoh's service availability compares the name and the type, not the hash).

@@ -112,7 +112,7 @@ impl DynamicSubscription {
 pub struct DynamicClient {
     inner: std::sync::Arc<super::service::client::ClientInner>,
     info: EndpointInfo,
-    _servers_watch: zenoh::pubsub::Subscriber<()>,
+    _servers_watch: super::graph::GraphWatch,
     _token: zenoh::liveliness::LivelinessToken,
 }
 

@@ -1,7 +1,9 @@
 //! The ROS graph as the liveliness tokens show it: what `ros2 node list` and
-//! `ros2 topic list -t` print, for zshm and rmw_zenoh nodes alike.
+//! `ros2 topic list -t` print, for zshm and rmw_zenoh nodes alike, once ([`snapshot`]) or live
+//! ([`GraphWatch`]: the tokens alive now, and each one as it comes and goes).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::keyexpr::ros_type_name;
@@ -125,7 +127,7 @@ impl Graph {
     pub fn actions(&self) -> Vec<ActionSummary> {
         let mut actions: BTreeMap<&str, ActionSummary> = BTreeMap::new();
         for endpoint in &self.endpoints {
-            let Some(action) = super::action::wire::action_of_send_goal(&endpoint.topic) else {
+            let Some(action) = zshm_protocol::action::action_of_send_goal(&endpoint.topic) else {
                 continue;
             };
             let server = match endpoint.kind {
@@ -237,7 +239,7 @@ async fn query_tokens(
     let replies = session
         .zenoh()
         .liveliness()
-        .get(format!("{}/{domain}/**", liveliness::PREFIX))
+        .get(liveliness::domain_tokens(domain))
         .timeout(timeout)
         .await?;
     let mut tokens = BTreeSet::new();
@@ -247,6 +249,141 @@ async fn query_tokens(
         }
     }
     Ok(tokens)
+}
+
+/// One change of the graph: a liveliness token appeared or went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphEvent {
+    /// The token's key expression, exactly as declared (an entity's GID is the hash of it).
+    pub token: String,
+    /// `true`: it appeared (or was there when the watch started); `false`: it went.
+    pub alive: bool,
+}
+
+impl GraphEvent {
+    /// The node or endpoint the token announces, if it is a ROS token.
+    pub fn entity(&self) -> Result<Token, liveliness::TokenError> {
+        liveliness::parse_token(&self.token)
+    }
+}
+
+/// A live view of the liveliness tokens under one key expression: a domain's whole graph
+/// ([`liveliness::domain_tokens`]), one topic's publishers ([`liveliness::endpoints_key`]) or
+/// any other. It holds the tokens alive now ([`GraphWatch::tokens`], [`GraphWatch::graph`]),
+/// wakes [`GraphWatch::changed`] at each change, and hands each change on as a [`GraphEvent`]
+/// where asked: to a callback ([`GraphWatch::with_callback`], run on zenoh's thread, for what
+/// must react before the next message) or a stream ([`GraphWatch::with_events`]). The tokens
+/// alive when it starts arrive as events too, so one loop serves what was there and what comes.
+///
+/// Dropping it stops the watch.
+///
+/// ```no_run
+/// # async fn run(session: &zshm::Session) -> Result<(), zenoh::Error> {
+/// use zshm::ros::graph::GraphWatch;
+/// use zshm::ros::liveliness::{self, Token};
+///
+/// let (_watch, events) = GraphWatch::with_events(session, liveliness::domain_tokens(0)).await?;
+/// while let Some(event) = events.next().await {
+///     if let Ok(Token::Node(node)) = event.entity() {
+///         let state = if event.alive { "up" } else { "gone" };
+///         println!("{} {state}", node.fully_qualified_name());
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct GraphWatch {
+    live: Arc<Mutex<BTreeSet<String>>>,
+    changed: Arc<tokio::sync::Notify>,
+    _subscriber: zenoh::pubsub::Subscriber<()>,
+}
+
+/// A [`GraphWatch`]'s changes, in the order they happened.
+#[derive(Debug)]
+pub struct GraphEvents(flume::Receiver<GraphEvent>);
+
+impl GraphEvents {
+    /// The next change; `None` once the watch is dropped.
+    pub async fn next(&self) -> Option<GraphEvent> {
+        self.0.recv_async().await.ok()
+    }
+}
+
+impl GraphWatch {
+    /// Watches the tokens under `key`.
+    pub async fn start(session: &Session, key: impl Into<String>) -> Result<Self, zenoh::Error> {
+        Self::with_callback(session, key, |_| {}).await
+    }
+
+    /// Watches the tokens under `key` and calls `on_change` with each change, on zenoh's
+    /// thread, after the watch's own view took it in: keep it short, and never block in it.
+    pub async fn with_callback(
+        session: &Session,
+        key: impl Into<String>,
+        on_change: impl Fn(&GraphEvent) + Send + Sync + 'static,
+    ) -> Result<Self, zenoh::Error> {
+        let live: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+        let changed = Arc::new(tokio::sync::Notify::new());
+        let (tokens, notify) = (live.clone(), changed.clone());
+        let subscriber = session
+            .zenoh()
+            .liveliness()
+            .declare_subscriber(key.into())
+            .history(true)
+            .callback(move |sample| {
+                let event = GraphEvent {
+                    token: sample.key_expr().as_str().to_owned(),
+                    alive: sample.kind() == zenoh::sample::SampleKind::Put,
+                };
+                {
+                    let mut tokens = tokens.lock().unwrap_or_else(|e| e.into_inner());
+                    if event.alive {
+                        tokens.insert(event.token.clone());
+                    } else {
+                        tokens.remove(&event.token);
+                    }
+                }
+                on_change(&event);
+                notify.notify_one();
+            })
+            .await?;
+        Ok(Self {
+            live,
+            changed,
+            _subscriber: subscriber,
+        })
+    }
+
+    /// Watches the tokens under `key`, each change also handed on through the returned
+    /// stream (unbounded: changes are few and small, and none may be lost; dropping the stream
+    /// stops the handing on).
+    pub async fn with_events(
+        session: &Session,
+        key: impl Into<String>,
+    ) -> Result<(Self, GraphEvents), zenoh::Error> {
+        let (tx, rx) = flume::unbounded();
+        let watch = Self::with_callback(session, key, move |event| {
+            let _ = tx.send(event.clone());
+        })
+        .await?;
+        Ok((watch, GraphEvents(rx)))
+    }
+
+    /// The tokens alive now.
+    pub fn tokens(&self) -> BTreeSet<String> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The nodes and endpoints the tokens alive now announce.
+    pub fn graph(&self) -> Graph {
+        let tokens = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        Graph::from_tokens(tokens.iter().map(String::as_str))
+    }
+
+    /// Waits for the next change (one that came since the last call counts).
+    pub async fn changed(&self) {
+        self.changed.notified().await;
+    }
 }
 
 #[cfg(test)]

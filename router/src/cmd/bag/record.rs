@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use zshm::ros::attachment::Attachment;
 use zshm::ros::dynamic::{DynamicSubscription, DynamicType};
+use zshm::ros::graph::GraphWatch;
 use zshm::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use zshm::ros::qos::QosProfile;
 
@@ -129,12 +130,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let node = session::open_node(&args.node, "zshm_bag_recorder").await?;
     let domain = node.info().domain;
-    let tokens = node
-        .session()
-        .zenoh()
-        .liveliness()
-        .declare_subscriber(format!("{}/{domain}/**", liveliness::PREFIX))
-        .history(true)
+    let (graph, events) = GraphWatch::with_events(node.session(), liveliness::domain_tokens(domain))
         .await
         .map_err(|e| anyhow::anyhow!("cannot watch the graph: {e}"))?;
     outln!("recording into {}", dir.display());
@@ -147,12 +143,12 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let stop = loop {
         tokio::select! {
-            token = tokens.recv_async() => {
-                let Ok(sample) = token else { break "the graph watch ended" };
-                if sample.kind() != zenoh::sample::SampleKind::Put {
+            event = events.next() => {
+                let Some(event) = event else { break "the graph watch ended" };
+                if !event.alive {
                     continue;
                 }
-                let Ok(Token::Endpoint(endpoint)) = liveliness::parse_token(sample.key_expr().as_str()) else {
+                let Ok(Token::Endpoint(endpoint)) = event.entity() else {
                     continue;
                 };
                 if endpoint.kind != EntityKind::Publisher || !(args.all || wanted.contains(&endpoint.topic)) {
@@ -206,7 +202,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|r| (r.name.clone(), r.stats.clone()))
         .collect();
     drop(recorded);
-    drop(tokens);
+    drop(graph);
     drop(tx);
     let outcome = tokio::task::spawn_blocking(move || writer.join())
         .await

@@ -33,6 +33,7 @@ use foxglove::websocket::{Capability, ChannelView, Client, ServerListener};
 use foxglove::{RawChannel, Schema};
 use zshm::msgs::rcl_interfaces::msg::ParameterEvent;
 use zshm::ros::dynamic::{DynamicSubscription, DynamicType};
+use zshm::ros::graph::GraphWatch;
 use zshm::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use zshm::ros::parameter::events::{PARAMETER_EVENTS_TOPIC, parameter_events_qos};
 use zshm::ros::qos::QosProfile;
@@ -182,12 +183,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let totals = Arc::new(front::Totals::default());
     let front = front::serve(listener, upstream, limits, totals.clone());
 
-    let tokens = node
-        .session()
-        .zenoh()
-        .liveliness()
-        .declare_subscriber(format!("{}/{domain}/**", liveliness::PREFIX))
-        .history(true)
+    let (graph, graph_events) = GraphWatch::with_events(node.session(), liveliness::domain_tokens(domain))
         .await
         .map_err(|e| anyhow::anyhow!("cannot watch the graph: {e}"))?;
     outln!("foxglove endpoint on ws://{addr} (domain {domain})");
@@ -204,10 +200,10 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let received = Arc::new(AtomicU64::new(0));
     let stop = loop {
         tokio::select! {
-            token = tokens.recv_async() => {
-                let Ok(sample) = token else { break "the graph watch ended" };
-                let key = sample.key_expr().as_str().to_owned();
-                if sample.kind() == zenoh::sample::SampleKind::Delete {
+            graph_event = graph_events.next() => {
+                let Some(graph_event) = graph_event else { break "the graph watch ended" };
+                let key = graph_event.token;
+                if !graph_event.alive {
                     if let Some(service) = services.token_gone(&server, &key)
                         && let Some(target) = parameters::parameter_node(&service)
                     {
@@ -330,7 +326,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let received = received.load(Ordering::Relaxed);
     drop(topics);
     drop(parameter_events);
-    drop(tokens);
+    drop(graph);
     session::close(node.session()).await?;
     outln!(
         "foxglove: {} clients, {received} messages received from zenoh, {} sent to clients, {} dropped for slow clients",

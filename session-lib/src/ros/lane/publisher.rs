@@ -25,12 +25,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use zenoh::sample::SampleKind;
-
 use super::{lane_id, sender_profile, tokens_of_topic};
 use crate::lane::LaneSender;
 use crate::raw::{LaneRoute, RawPublisher};
 use crate::ros::gid::Gid;
+use crate::ros::graph::{GraphEvent, GraphWatch};
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use crate::ros::qos::Durability;
 use crate::session::Session;
@@ -125,16 +124,13 @@ struct Watcher {
 
 impl Watcher {
     async fn run(mut self, tokens: String) {
-        let (tx, events) = flume::unbounded();
-        let zenoh_liveliness = self.session.zenoh().liveliness();
+        let (tx, events) = flume::unbounded::<GraphEvent>();
+        let session = &self.session;
         let watch = |key: String| {
             let tx = tx.clone();
-            zenoh_liveliness
-                .declare_subscriber(key)
-                .history(true)
-                .callback(move |token| {
-                    let _ = tx.send((token.kind(), token.key_expr().as_str().to_owned()));
-                })
+            GraphWatch::with_callback(session, key, move |event| {
+                let _ = tx.send(event.clone());
+            })
         };
         let declared = match watch(tokens).await {
             Ok(subscriptions) => watch(liveliness::observer_tokens(self.domain))
@@ -203,24 +199,23 @@ impl Watcher {
     }
 
     /// Takes one token event; true when a subscription left.
-    fn apply(&mut self, (kind, token): (SampleKind, String)) -> bool {
+    fn apply(&mut self, GraphEvent { token, alive }: GraphEvent) -> bool {
         if token.starts_with(liveliness::OBSERVER_PREFIX) {
-            match kind {
-                SampleKind::Put => self.observers.insert(token),
-                SampleKind::Delete => self.observers.remove(&token),
-            };
+            if alive {
+                self.observers.insert(token);
+            } else {
+                self.observers.remove(&token);
+            }
             return false;
         }
-        match kind {
-            SampleKind::Put => {
-                if let Ok(Token::Endpoint(_)) = liveliness::parse_token(&token) {
-                    let gid = Gid::of_token(&token);
-                    self.subscriptions.insert(token, gid);
-                }
-                false
-            }
-            SampleKind::Delete => self.subscriptions.remove(&token).is_some(),
+        if !alive {
+            return self.subscriptions.remove(&token).is_some();
         }
+        if let Ok(Token::Endpoint(_)) = liveliness::parse_token(&token) {
+            let gid = Gid::of_token(&token);
+            self.subscriptions.insert(token, gid);
+        }
+        false
     }
 
     /// Whether zenoh must carry the messages: a ROS subscription that is not a lane subscriber

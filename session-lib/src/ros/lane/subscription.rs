@@ -6,13 +6,12 @@
 
 use std::sync::Arc;
 
-use zenoh::sample::SampleKind;
-
 use super::paths::Paths;
 use super::{lane_id, pair, subscription_buffer, subscription_fits, tokens_of_topic};
 use crate::lane::{LaneEvent, LaneReceiver, ReceiverProfile};
 use crate::raw::RawSample;
 use crate::ros::gid::Gid;
+use crate::ros::graph::GraphWatch;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use crate::session::Session;
 use crate::stats::{LaneFallback, SessionStats};
@@ -21,7 +20,7 @@ use crate::stats::{LaneFallback, SessionStats};
 /// descriptor and calls [`SubscriptionLane::receiver`]`.process()` when it is readable.
 pub(crate) struct SubscriptionLane {
     // Dropped first: no attach order arrives once the receiver goes.
-    _tokens: zenoh::pubsub::Subscriber<()>,
+    _tokens: GraphWatch,
     receiver: Arc<LaneReceiver>,
 }
 
@@ -103,32 +102,26 @@ pub(crate) async fn start<S: Send + 'static>(
     );
     let (attacher, own_zid, qos) = (receiver.clone(), session.zid(), info.qos);
     let (stats, topic) = (session.stats().clone(), info.topic.clone());
-    let tokens = session
-        .zenoh()
-        .liveliness()
-        .declare_subscriber(watch)
-        .history(true)
-        .callback(move |token| {
-            let key = token.key_expr().as_str();
-            let Ok(Token::Endpoint(publisher)) = liveliness::parse_token(key) else {
-                return;
-            };
-            if publisher.node.zid == own_zid {
-                return; // zenoh delivers within the session, in process
+    let tokens = GraphWatch::with_callback(session, watch, move |token| {
+        let key = token.token.as_str();
+        let Ok(Token::Endpoint(publisher)) = liveliness::parse_token(key) else {
+            return;
+        };
+        if publisher.node.zid == own_zid {
+            return; // zenoh delivers within the session, in process
+        }
+        let gid = Gid::of_token(key);
+        if token.alive {
+            match pair(&publisher.qos, &qos) {
+                Ok(history) => attacher.attach(&lane_id(gid), history),
+                Err(reason) => fallback(&stats, reason, &topic, ""),
             }
-            let gid = Gid::of_token(key);
-            match token.kind() {
-                SampleKind::Put => match pair(&publisher.qos, &qos) {
-                    Ok(history) => attacher.attach(&lane_id(gid), history),
-                    Err(reason) => fallback(&stats, reason, &topic, ""),
-                },
-                SampleKind::Delete => {
-                    attacher.detach(&lane_id(gid));
-                    paths.gone(gid);
-                }
-            }
-        })
-        .await;
+        } else {
+            attacher.detach(&lane_id(gid));
+            paths.gone(gid);
+        }
+    })
+    .await;
     match tokens {
         Ok(tokens) => Some(SubscriptionLane {
             _tokens: tokens,

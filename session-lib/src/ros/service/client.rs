@@ -6,10 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use zenoh::sample::SampleKind;
-
 use super::super::attachment::Attachment;
 use super::super::gid::Gid;
+use super::super::graph::GraphWatch;
 use super::super::liveliness::{self, EndpointInfo, EntityKind};
 use super::super::node::{Node, NodeError, declare_token};
 use super::super::qos::QosProfile;
@@ -138,7 +137,7 @@ impl Servers {
 pub struct Client<S: ServiceType> {
     inner: Arc<ClientInner>,
     info: EndpointInfo,
-    _servers_watch: zenoh::pubsub::Subscriber<()>,
+    _servers_watch: GraphWatch,
     _token: zenoh::liveliness::LivelinessToken,
     _type: PhantomData<fn(S)>,
 }
@@ -414,7 +413,7 @@ impl ClientInner {
 /// tokens and its own token.
 pub(crate) struct ClientParts {
     pub(crate) inner: Arc<ClientInner>,
-    pub(crate) servers_watch: zenoh::pubsub::Subscriber<()>,
+    pub(crate) servers_watch: GraphWatch,
     pub(crate) token: zenoh::liveliness::LivelinessToken,
 }
 
@@ -444,23 +443,14 @@ pub(crate) async fn declare_client(
         None,
     );
     let watcher = inner.clone();
-    let servers_watch = node
-        .session()
-        .zenoh()
-        .liveliness()
-        .declare_subscriber(servers_key.clone())
-        .history(true)
-        .callback(move |sample| {
-            let alive = sample.kind() == SampleKind::Put;
-            watcher
-                .servers
-                .update(sample.key_expr().as_str().to_owned(), alive);
-        })
-        .await
-        .map_err(|source| NodeError::Token {
-            token: servers_key,
-            source,
-        })?;
+    let servers_watch = GraphWatch::with_callback(node.session(), servers_key.clone(), move |event| {
+        watcher.servers.update(event.token.clone(), event.alive);
+    })
+    .await
+    .map_err(|source| NodeError::Token {
+        token: servers_key,
+        source,
+    })?;
     let token = declare_token(node.session(), token).await?;
     Ok(ClientParts {
         inner,
