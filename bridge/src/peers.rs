@@ -120,6 +120,100 @@ pub(crate) fn role(
     (role, twins)
 }
 
+/// A change of this bridge's role worth telling the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RoleChange {
+    /// An older twin bridges (its zid); this one stands by.
+    Standby(String),
+    /// The twin this one stood by for went (its zid); this one bridges again.
+    TakingOver(String),
+}
+
+/// This bridge's role as other bridges come and go: [`role`] applied to each look at both
+/// sides, with what it must remember between looks.
+#[derive(Debug)]
+pub(crate) struct Election {
+    me: Announcement,
+    role: Role,
+    /// The DDS participants seen writing the bridges' marker topic, kept while DDS or zenoh
+    /// still shows them: RustDDS's snapshot of remote writers can miss an entry for a moment,
+    /// and a bridge that went leaves its endpoints in DDS discovery until its lease ends.
+    bridges_on_dds: BTreeSet<String>,
+    /// Those of them that were twins (on zenoh too), kept as long: their endpoints are never
+    /// taken for real ones. A bridge seen on DDS only bridges another zenoh network, and what
+    /// it writes on DDS is as real to this one as any DDS node's.
+    twin_participants: BTreeSet<String>,
+}
+
+impl Election {
+    /// A bridge that announces itself as `me` and bridges until told otherwise.
+    pub fn new(me: Announcement) -> Self {
+        Self {
+            me,
+            role: Role::Active,
+            bridges_on_dds: BTreeSet::new(),
+            twin_participants: BTreeSet::new(),
+        }
+    }
+
+    /// Whether this bridge bridges now.
+    pub fn is_active(&self) -> bool {
+        self.role == Role::Active
+    }
+
+    /// Whether the DDS participant (GUID prefix in hex) is a twin's.
+    pub fn is_twin_participant(&self, participant: &str) -> bool {
+        self.twin_participants.contains(participant)
+    }
+
+    /// Takes a look at the other bridges: `bridges` as their tokens on zenoh announce them (this
+    /// one's may be among them), the participants of `dds_writers` that write the marker topic,
+    /// `running` how long this bridge has been up. Returns the twins and the change of role, if
+    /// any.
+    pub fn elect(
+        &mut self,
+        bridges: &[Announcement],
+        dds_writers: &[crate::dds::RemoteEndpoint],
+        running: Duration,
+    ) -> (Vec<Announcement>, Option<RoleChange>) {
+        let others: Vec<Announcement> = bridges
+            .iter()
+            .filter(|other| **other != self.me)
+            .cloned()
+            .collect();
+        let on_dds: BTreeSet<String> = dds_writers
+            .iter()
+            .filter(|w| w.topic == DDS_MARKER_TOPIC)
+            .map(|w| w.participant.clone())
+            .collect();
+        self.bridges_on_dds
+            .retain(|p| on_dds.contains(p) || others.iter().any(|o| o.participant == *p));
+        self.bridges_on_dds.extend(on_dds);
+        let (role, twins) = role(&self.me, &others, &self.bridges_on_dds, running);
+        let on_dds = &self.bridges_on_dds;
+        self.twin_participants.retain(|p| on_dds.contains(p));
+        self.twin_participants
+            .extend(twins.iter().map(|twin| twin.participant.clone()));
+        let mut change = None;
+        if role != self.role {
+            tracing::info!(from = ?self.role, to = ?role, "bridge role");
+            change = match (&self.role, &role) {
+                (_, Role::Standby { active }) => Some(RoleChange::Standby(active.zid.clone())),
+                (Role::Standby { active }, Role::Active) => Some(RoleChange::TakingOver(active.zid.clone())),
+                (_, Role::Waiting) => {
+                    tracing::info!(
+                        "an older zshm bridge is on zenoh: waiting up to {DDS_GRACE:?} to see whether it is on this DDS network too"
+                    );
+                    None
+                }
+                _ => None,
+            };
+            self.role = role;
+        }
+        (twins, change)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +259,44 @@ mod tests {
             twins.is_empty(),
             "not on this DDS network: its endpoints are real ones here"
         );
+    }
+
+    fn marker_writer(of: &Announcement) -> crate::dds::RemoteEndpoint {
+        crate::dds::RemoteEndpoint {
+            topic: DDS_MARKER_TOPIC.into(),
+            type_name: DDS_MARKER_TYPE.into(),
+            reliable: true,
+            transient_local: false,
+            user_data: Vec::new(),
+            participant: of.participant.clone(),
+            guid: [7; 16],
+            vendor: crate::dds::Vendor::Other([1, 1]),
+            keyed: false,
+            content_filter: None,
+            data_sharing: false,
+        }
+    }
+
+    #[test]
+    fn an_election_stands_by_for_an_older_twin_and_takes_over_when_it_goes() {
+        let (old, me) = (bridge(1, "b"), bridge(2, "a"));
+        let mut election = Election::new(me.clone());
+        let long = DDS_GRACE * 2;
+        let both = [old.clone(), me.clone()];
+        let (twins, change) = election.elect(&both, &[marker_writer(&old)], long);
+        assert_eq!(change, Some(RoleChange::Standby("b".into())));
+        assert_eq!(twins, std::slice::from_ref(&old));
+        assert!(!election.is_active());
+        assert!(election.is_twin_participant(&old.participant));
+        // RustDDS's snapshot misses the marker for a moment: still a twin while zenoh shows it.
+        let (_, change) = election.elect(&both, &[], long);
+        assert_eq!(change, None);
+        assert!(election.is_twin_participant(&old.participant));
+        // Its token goes, then its DDS endpoints: this one bridges again.
+        let (twins, change) = election.elect(std::slice::from_ref(&me), &[], long);
+        assert_eq!(change, Some(RoleChange::TakingOver("b".into())));
+        assert!(twins.is_empty() && election.is_active());
+        assert!(!election.is_twin_participant(&old.participant));
     }
 
     #[test]
