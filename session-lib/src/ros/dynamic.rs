@@ -259,17 +259,7 @@ impl Node {
         ty: &DynamicType,
         qos: QosProfile,
     ) -> Result<EndpointInfo, NodeError> {
-        let info = EndpointInfo {
-            node: self.info().clone(),
-            id: self.session().next_entity_id(),
-            kind,
-            topic: self.expand_topic(topic)?,
-            type_name: ty.dds_name.clone(),
-            type_hash: ty.hash.clone(),
-            qos,
-        };
-        self.record_type(&info);
-        Ok(info)
+        self.endpoint(kind, topic, (&ty.dds_name, &ty.hash), qos)
     }
 
     /// Creates a publisher of `ty` on `topic` (expanded for this node), as

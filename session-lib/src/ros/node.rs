@@ -10,7 +10,6 @@ use super::executor::{
     Waitable,
 };
 use super::parameter::{NodeParameters, ParameterError, ParameterOverrides};
-use crate::msgs::Message;
 use crate::raw::DeclareError;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
 use crate::ros::names::{self, NameError};
@@ -250,19 +249,23 @@ impl Node {
         self.types.record(info);
     }
 
-    pub(crate) fn endpoint<T: Message>(
+    /// The endpoint of a new entity of this node: a fresh entity id, `name` expanded, the type
+    /// recorded for the type description service. Every publisher, subscription, service
+    /// server and client, typed or dynamic, is described here and nowhere else.
+    pub(crate) fn endpoint(
         &self,
         kind: EntityKind,
-        topic: &str,
+        name: &str,
+        (type_name, type_hash): (&str, &str),
         qos: QosProfile,
     ) -> Result<EndpointInfo, NodeError> {
         let info = EndpointInfo {
             node: self.info.clone(),
             id: self.session.next_entity_id(),
             kind,
-            topic: self.expand_topic(topic)?,
-            type_name: T::TYPE.dds_name.to_owned(),
-            type_hash: T::TYPE.hash.to_owned(),
+            topic: self.expand_topic(name)?,
+            type_name: type_name.to_owned(),
+            type_hash: type_hash.to_owned(),
             qos,
         };
         self.record_type(&info);

@@ -61,7 +61,12 @@ impl Node {
         topic: &str,
         qos: QosProfile,
     ) -> Result<Publisher<T>, NodeError> {
-        let info = self.endpoint::<T>(EntityKind::Publisher, topic, qos)?;
+        let info = self.endpoint(
+            EntityKind::Publisher,
+            topic,
+            (T::TYPE.dds_name, T::TYPE.hash),
+            qos,
+        )?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
         let mut raw = self
             .session()

@@ -174,7 +174,12 @@ impl Node {
         options: SubscriptionOptions,
         callback: impl FnMut(Sample<'_, T>) + Send + 'static,
     ) -> Result<Subscription<T>, NodeError> {
-        let info = self.endpoint::<T>(EntityKind::Subscription, topic, qos)?;
+        let info = self.endpoint(
+            EntityKind::Subscription,
+            topic,
+            (T::TYPE.dds_name, T::TYPE.hash),
+            qos,
+        )?;
         let key = super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &T::TYPE);
         let stats = self.session().stats().clone();
         let handler = Arc::new(Handler::new(&info.topic, stats.clone(), callback));

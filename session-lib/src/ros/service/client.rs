@@ -462,8 +462,12 @@ pub(crate) async fn declare_client(
 impl Node {
     /// A client of service `name` (expanded for this node), with the services QoS.
     pub async fn create_client<S: ServiceType>(&self, name: &str) -> Result<Client<S>, NodeError> {
-        let info =
-            self.service_endpoint::<S>(EntityKind::ServiceClient, name, QosProfile::services_default())?;
+        let info = self.endpoint(
+            EntityKind::ServiceClient,
+            name,
+            (S::TYPE.dds_name, S::TYPE.hash),
+            QosProfile::services_default(),
+        )?;
         let key = super::super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &S::TYPE);
         let parts = declare_client(self, &info, key).await?;
         Ok(Client {

@@ -196,7 +196,12 @@ impl Node {
         options: ServiceOptions,
         handler: impl FnMut(S::Request, Responder<S>) + Send + 'static,
     ) -> Result<Service<S>, NodeError> {
-        let info = self.service_endpoint::<S>(EntityKind::ServiceServer, name, options.qos)?;
+        let info = self.endpoint(
+            EntityKind::ServiceServer,
+            name,
+            (S::TYPE.dds_name, S::TYPE.hash),
+            options.qos,
+        )?;
         let key: Arc<str> =
             super::super::keyexpr::topic_keyexpr(info.node.domain, &info.topic, &S::TYPE).into();
         let stats = self.session().stats().clone();
@@ -229,25 +234,5 @@ impl Node {
             _token: token,
             _type: PhantomData,
         })
-    }
-
-    /// The endpoint of a server or client of service type `S`.
-    pub(crate) fn service_endpoint<S: ServiceType>(
-        &self,
-        kind: EntityKind,
-        name: &str,
-        qos: QosProfile,
-    ) -> Result<EndpointInfo, NodeError> {
-        let info = EndpointInfo {
-            node: self.info().clone(),
-            id: self.session().next_entity_id(),
-            kind,
-            topic: self.expand_topic(name)?,
-            type_name: S::TYPE.dds_name.to_owned(),
-            type_hash: S::TYPE.hash.to_owned(),
-            qos,
-        };
-        self.record_type(&info);
-        Ok(info)
     }
 }
