@@ -811,18 +811,18 @@ mod tests {
         (requests, replies)
     }
 
+    /// A zenoh server or client of `/trigger`.
+    fn trigger(kind: EntityKind) -> EndpointInfo {
+        zenoh(kind, "/trigger", TRIGGER, QosProfile::services_default())
+    }
+
     #[test]
     fn a_dds_server_and_a_zenoh_client_make_a_service_route_in_the_servers_framing() {
         let (requests, replies) = dds_server(2, Vendor::FastDds);
         let sides = Sides {
             dds_readers: vec![requests],
             dds_writers: vec![replies],
-            zenoh: vec![zenoh(
-                EntityKind::ServiceClient,
-                "/trigger",
-                TRIGGER,
-                QosProfile::services_default(),
-            )],
+            zenoh: vec![trigger(EntityKind::ServiceClient)],
         };
         let plan = plan_of(&sides);
         let (key, want) = only_route(&plan);
@@ -841,12 +841,7 @@ mod tests {
         let sides = Sides {
             dds_readers: vec![fast_requests, cyclone_requests],
             dds_writers: vec![fast_replies, cyclone_replies],
-            zenoh: vec![zenoh(
-                EntityKind::ServiceClient,
-                "/trigger",
-                TRIGGER,
-                QosProfile::services_default(),
-            )],
+            zenoh: vec![trigger(EntityKind::ServiceClient)],
         };
         let plan = plan_of(&sides);
         assert_eq!(only_route(&plan).1.info.framing, Some(Framing::SampleIdentity));
@@ -868,12 +863,7 @@ mod tests {
         let sides = Sides {
             dds_writers: vec![request_writer],
             dds_readers: vec![reply_reader],
-            zenoh: vec![zenoh(
-                EntityKind::ServiceServer,
-                "/trigger",
-                TRIGGER,
-                QosProfile::services_default(),
-            )],
+            zenoh: vec![trigger(EntityKind::ServiceServer)],
         };
         let plan = plan_of(&sides);
         let (key, want) = only_route(&plan);
