@@ -164,6 +164,91 @@ async fn tokens_announce_nodes_and_endpoints_and_go_away_with_them() {
     }
 }
 
+/// A graph watch started before a node hands on its tokens as they come, then as they go; one
+/// started later gets the tokens already there, first; both agree with the live graph.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_watch_hands_on_tokens_as_they_come_and_go_and_those_already_there() {
+    use zshm::ros::graph::{GraphEvent, GraphEvents, GraphWatch};
+    use zshm::ros::liveliness::{self, Token};
+
+    /// The next event about the node `name` or its endpoints, within the deadline.
+    async fn next_about(events: &GraphEvents, name: &str) -> GraphEvent {
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        loop {
+            let event = tokio::time::timeout_at(deadline, events.next())
+                .await
+                .unwrap_or_else(|_| panic!("no event about {name} within {DEADLINE:?}"))
+                .expect("the watch lives");
+            let about = match event.entity() {
+                Ok(Token::Node(node)) => node.name == name,
+                Ok(Token::Endpoint(endpoint)) => endpoint.node.name == name,
+                Err(_) => false,
+            };
+            if about {
+                return event;
+            }
+        }
+    }
+
+    let (a, b) = session_pair().await;
+    let (early, early_events) = GraphWatch::with_events(&b, liveliness::domain_tokens(0))
+        .await
+        .unwrap();
+    let quiet = NodeOptions {
+        start_parameter_services: false,
+        start_parameter_event_publisher: false,
+        start_type_description_service: false,
+        ..Default::default()
+    };
+    let node = Node::new(&a, "watched", quiet).await.unwrap();
+    let publisher = node
+        .create_publisher::<std_msgs::String>("watched_topic", QosProfile::default())
+        .await
+        .unwrap();
+    let mut appeared = Vec::new();
+    while appeared.len() < 2 {
+        let event = next_about(&early_events, "watched").await;
+        assert!(event.alive, "nothing of it went yet: {event:?}");
+        appeared.push(event.token);
+    }
+    assert!(
+        appeared.contains(&liveliness::node_token(node.info())),
+        "{appeared:?}"
+    );
+    assert!(
+        appeared.contains(&liveliness::endpoint_token(publisher.info())),
+        "{appeared:?}"
+    );
+    let graph = early.graph();
+    assert!(graph.node_names().contains(&"/watched".to_owned()));
+    assert!(
+        graph
+            .topics()
+            .iter()
+            .any(|t| t.name == "/watched_topic" && t.publishers == 1)
+    );
+
+    // A watch started now gets what is already there.
+    let (late, late_events) = GraphWatch::with_events(&b, liveliness::domain_tokens(0))
+        .await
+        .unwrap();
+    let first = next_about(&late_events, "watched").await;
+    assert!(first.alive && appeared.contains(&first.token), "{first:?}");
+
+    let publisher_token = liveliness::endpoint_token(publisher.info());
+    drop(publisher);
+    let gone = next_about(&early_events, "watched").await;
+    assert_eq!((gone.token, gone.alive), (publisher_token, false));
+    drop(node);
+    let gone = next_about(&early_events, "watched").await;
+    assert!(!gone.alive);
+    let deadline = Instant::now() + DEADLINE;
+    while late.graph().node_names().contains(&"/watched".to_owned()) {
+        assert!(Instant::now() < deadline, "the late watch still shows the node");
+        let _ = tokio::time::timeout(Duration::from_millis(200), late.changed()).await;
+    }
+}
+
 /// What TRANSIENT_LOCAL promises a late KEEP_LAST(1) subscriber: it ends with the latest
 /// message, from the publisher's cache, and never receives a message twice or out of order.
 ///
