@@ -159,15 +159,29 @@ impl<T: Message> Handler<T> {
     }
 }
 
-/// The bounded queue of one subscription between its receive paths and its executor. Pushing
-/// never blocks (a full queue drops its oldest, counted) and rings the executor.
-pub(crate) struct Queue {
-    inbox: Inbox<Admitted>,
-    receiver: InboxReceiver<Admitted>,
+/// What waits in a [`Queue`]: a subscription's samples, a server's requests.
+pub(crate) trait Queued: Send + 'static {
+    /// How many of its payload bytes are on the heap (what shared memory holds is the
+    /// publisher's pool's, not the queue's).
+    fn heap_bytes(&self) -> usize;
+}
+
+impl Queued for Admitted {
+    fn heap_bytes(&self) -> usize {
+        self.sample.heap_bytes()
+    }
+}
+
+/// The bounded queue of one subscription or service server between its receive paths and its
+/// executor, shaped by its QoS ([`bounds`]). Pushing never blocks (a full queue drops its
+/// oldest, counted) and rings the executor.
+pub(crate) struct Queue<T = Admitted> {
+    inbox: Inbox<T>,
+    receiver: InboxReceiver<T>,
     notifier: Notifier,
 }
 
-impl Queue {
+impl<T: Queued> Queue<T> {
     pub(crate) fn new(topic: &str, qos: &QosProfile, stats: Arc<SessionStats>, notifier: Notifier) -> Self {
         let (inbox, receiver) = inbox::inbox(topic, bounds(qos), stats);
         Self {
@@ -177,15 +191,15 @@ impl Queue {
         }
     }
 
-    /// Queues an admitted sample and tells the executor.
-    pub(crate) fn push(&self, admitted: Admitted) {
-        let bytes = admitted.sample.heap_bytes();
+    /// Queues what was admitted and tells the executor.
+    pub(crate) fn push(&self, admitted: T) {
+        let bytes = admitted.heap_bytes();
         self.inbox.push(admitted, bytes);
         self.notifier.notify();
     }
 
-    /// The oldest queued sample, if any.
-    pub(crate) fn pop(&self) -> Option<Admitted> {
+    /// The oldest queued item, if any.
+    pub(crate) fn pop(&self) -> Option<T> {
         self.receiver.try_recv()
     }
 

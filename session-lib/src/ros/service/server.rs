@@ -5,15 +5,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use super::super::attachment::Attachment;
-use super::super::delivery::{Gate, bounds};
-use super::super::executor::{CallbackGroup, Notifier, Registration, Waitable};
+use super::super::delivery::{Gate, Queue, Queued};
+use super::super::executor::{CallbackGroup, Registration, Waitable};
 use super::super::gid::Gid;
 use super::super::liveliness::{self, EndpointInfo, EntityKind};
 use super::super::node::{Node, NodeError, declare_token};
 use super::super::qos::QosProfile;
 use crate::msgs::wall_clock_nanos;
 use crate::msgs::{Message, ServiceType};
-use crate::raw::inbox::{self, Inbox, InboxReceiver};
 use crate::raw::{PublishError, RawQuery, RawQueryable};
 use crate::session::Session;
 use crate::stats::DropReason;
@@ -104,6 +103,16 @@ struct Pending {
     attachment: Attachment,
 }
 
+impl Queued for Pending {
+    fn heap_bytes(&self) -> usize {
+        if self.query.is_shm() {
+            0
+        } else {
+            self.query.payload().len()
+        }
+    }
+}
+
 /// A user's handler: gets the decoded request and the way to answer it.
 type Handler<S> = Box<dyn FnMut(<S as ServiceType>::Request, Responder<S>) + Send>;
 
@@ -113,19 +122,17 @@ struct ServerEntity<S: ServiceType> {
     key: Arc<str>,
     session: Session,
     gate: Arc<Gate>,
-    inbox: Inbox<Pending>,
-    queue: InboxReceiver<Pending>,
-    notifier: Notifier,
+    queue: Queue<Pending>,
     handler: Mutex<Handler<S>>,
 }
 
 impl<S: ServiceType> Waitable for ServerEntity<S> {
     fn is_ready(&self, _now: Instant) -> bool {
-        !self.inbox.is_empty()
+        !self.queue.is_empty()
     }
 
     fn execute(&self, _now: Instant) {
-        let Some(pending) = self.queue.try_recv() else {
+        let Some(pending) = self.queue.pop() else {
             return;
         };
         // A request that is not valid CDR is dropped (counted, logged once); its query ends
@@ -155,7 +162,7 @@ impl<S: ServiceType> Waitable for ServerEntity<S> {
 
 impl<S: ServiceType> Drop for ServerEntity<S> {
     fn drop(&mut self) {
-        self.inbox.stop();
+        self.queue.stop();
     }
 }
 
@@ -165,9 +172,7 @@ impl<S: ServiceType> ServerEntity<S> {
         let Some(attachment) = self.gate.check_attachment(query.attachment_bytes().as_deref()) else {
             return;
         };
-        let bytes = if query.is_shm() { 0 } else { query.payload().len() };
-        self.inbox.push(Pending { query, attachment }, bytes);
-        self.notifier.notify();
+        self.queue.push(Pending { query, attachment });
     }
 }
 
@@ -208,18 +213,13 @@ impl Node {
         let group = options
             .callback_group
             .unwrap_or_else(|| self.default_callback_group().clone());
-        let (entity, registration) = self.executor_entry(group, |notifier| {
-            let (inbox, queue) = inbox::inbox(&info.topic, bounds(&options.qos), stats.clone());
-            ServerEntity::<S> {
-                name: info.topic.clone(),
-                key: key.clone(),
-                session: self.session().clone(),
-                gate: Arc::new(Gate::new(&info.topic, stats.clone())),
-                inbox,
-                queue,
-                notifier,
-                handler: Mutex::new(Box::new(handler)),
-            }
+        let (entity, registration) = self.executor_entry(group, |notifier| ServerEntity::<S> {
+            name: info.topic.clone(),
+            key: key.clone(),
+            session: self.session().clone(),
+            gate: Arc::new(Gate::new(&info.topic, stats.clone())),
+            queue: Queue::new(&info.topic, &options.qos, stats.clone(), notifier),
+            handler: Mutex::new(Box::new(handler)),
         });
         let receiver = entity.clone();
         let queryable = self
