@@ -1,4 +1,4 @@
-//! Publishes one simulated point cloud built in place in shared memory and reads it back
+//! Publishes one point cloud built in place in shared memory and reads it back
 //! through a borrowed view: the zero-copy path of zshm in a few lines (the example of docs/library.md).
 //!
 //! Run it next to a router: `cargo run --release --example loan_pointcloud` (after
@@ -7,9 +7,14 @@
 use std::time::Duration;
 
 use zshm::msgs::builtin_interfaces::msg::Time;
-use zshm::msgs::sensor_msgs::msg::PointCloud2;
+use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::Header;
 use zshm::ros::{Node, NodeOptions, qos::QosProfile};
-use zshm::tools::sim_camera::SimCamera;
+
+/// A depth camera's frame: 640 × 480 points of x, y, z (3 × f32).
+const WIDTH: u32 = 640;
+const HEIGHT: u32 = 480;
+const POINT_STEP: u32 = 12;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,10 +33,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .await?;
 
-    let camera = SimCamera::default();
-    let shape = camera.cloud_shape("camera_depth_optical_frame");
-    let mut loan = points.loan(&shape, camera.cloud_data_len()).await;
-    camera.fill_cloud(0, loan.data_mut()); // points written in place, in /dev/shm
+    // Everything of the cloud but its points; the points are written in place, in /dev/shm.
+    let shape = PointCloud2 {
+        header: Header {
+            frame_id: "camera_depth_optical_frame".into(),
+            ..Default::default()
+        },
+        height: HEIGHT,
+        width: WIDTH,
+        fields: vec![
+            PointField::new("x", 0, PointField::FLOAT32),
+            PointField::new("y", 4, PointField::FLOAT32),
+            PointField::new("z", 8, PointField::FLOAT32),
+        ],
+        is_bigendian: false,
+        point_step: POINT_STEP,
+        row_step: WIDTH * POINT_STEP,
+        data: Vec::new(),
+        is_dense: true,
+    };
+    let mut loan = points.loan(&shape, (POINT_STEP * WIDTH * HEIGHT) as usize).await;
+    for (i, point) in loan.data_mut().chunks_exact_mut(POINT_STEP as usize).enumerate() {
+        let (column, row) = ((i as u32 % WIDTH) as f32, (i as u32 / WIDTH) as f32);
+        let xyz = [column / 100.0, row / 100.0, 1.5]; // a flat wall 1.5 m away
+        for (bytes, value) in point.chunks_exact_mut(4).zip(xyz) {
+            bytes.copy_from_slice(&value.to_le_bytes());
+        }
+    }
     loan.set_stamp(Time::now());
     points.publish_loan(loan).await?; // no copy
 

@@ -40,10 +40,14 @@
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
 //! table in docs/architecture.md): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`],
-//! [`raw`], [`msgs`], [`dynamic`], [`ros`], [`telemetry`], [`tools`]; below them all, the wire
+//! [`raw`], [`msgs`], [`dynamic`], [`ros`], `telemetry`, `tools`; below them all, the wire
 //! protocol of the `zshm-protocol` crate ([`cdr`], and in [`ros`] the names, key expressions,
-//! tokens, QoS, attachment and GIDs). [`tools`] serves the `zshm` program and the benchmarks, not
-//! nodes.
+//! tokens, QoS, attachment and GIDs).
+//!
+//! `telemetry` (the Prometheus exporter, per-link traffic) and `tools` (doctor, certificates,
+//! the soak, the latency probe, the simulated camera) serve the `zshm` program and the
+//! benchmarks, not nodes: they exist only with the feature `ops`, which the program turns on, so
+//! a node's build has neither them nor their Prometheus, TLS and netlink crates.
 
 #![deny(missing_docs)]
 
@@ -69,8 +73,10 @@ pub mod dynamic;
 
 pub mod ros;
 
+#[cfg(feature = "ops")]
 pub mod telemetry;
 
+#[cfg(feature = "ops")]
 pub mod tools;
 
 pub use config::{ConfigError, Role};
