@@ -32,23 +32,37 @@ fn quick_bench_writes_well_formed_reports() {
                 },
             "{result}"
         );
-        let latency = &result["latency_us"];
-        let (p50, p99, max) = (
-            latency["p50"].as_f64().unwrap(),
-            latency["p99"].as_f64().unwrap(),
-            latency["max"].as_f64().unwrap(),
+        // As fast as possible, a KEEP_LAST publisher's zenoh drops what its link cannot take
+        // (congestion control DROP, as rmw_zenoh maps KEEP_LAST): on a loaded machine a burst
+        // of 64 KiB over TCP once lost everything after its warm-up (received 0, lost 60), and
+        // then has no latency. A paced case must receive.
+        let throughput = result["case"]["sweep"] == "throughput";
+        let received = result["received"].as_u64().unwrap();
+        assert!(
+            throughput || received > 0,
+            "a paced case received nothing: {result}"
         );
-        assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{latency}");
+        if received > 0 {
+            let latency = &result["latency_us"];
+            let (p50, p99, max) = (
+                latency["p50"].as_f64().unwrap(),
+                latency["p99"].as_f64().unwrap(),
+                latency["max"].as_f64().unwrap(),
+            );
+            assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{latency}");
+        }
         let (shm, lane) = (
             result["shm_share"].as_f64().unwrap(),
             result["lane_share"].as_f64().unwrap(),
         );
         let mode = result["case"]["mode"].as_str().unwrap();
-        assert_eq!(
-            shm,
-            if mode.contains("tcp") { 0.0 } else { 1.0 },
-            "{mode}: every message on its path"
-        );
+        if received > 0 {
+            assert_eq!(
+                shm,
+                if mode.contains("tcp") { 0.0 } else { 1.0 },
+                "{mode}: every message on its path"
+            );
+        }
         // The lane takes over from zenoh within the warm-up at 100 Hz. As fast as possible,
         // both paths carry a burst and the subscription delivers whichever copy it reads first
         // (the other is dropped as a copy). At 64 B zenoh's copies often come first for the

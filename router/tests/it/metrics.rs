@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use crate::support::{DEADLINE, Proc, Router, Spawn, http_get, repo_path};
 
-/// Scrapes until `ready` holds for the text (series appear as nodes report), with a deadline.
-fn scrape_until(url: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
+/// Scrapes until `ready` holds for the text (series appear as nodes report), with a deadline;
+/// on failure, says what `procs` (the processes whose series are awaited) printed.
+fn scrape_until(url: &str, what: &str, procs: &[&Proc], ready: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + DEADLINE;
     loop {
         let text = http_get(url);
@@ -21,7 +22,8 @@ fn scrape_until(url: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
         }
         assert!(
             Instant::now() < deadline,
-            "no {what} in the exporter's output:\n{text}"
+            "no {what} in the exporter's output:\n{text}\n{}",
+            procs.iter().map(|p| p.dump()).collect::<Vec<_>>().join("\n")
         );
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -84,11 +86,12 @@ fn has_shm_and_lane_payload(text: &str) -> bool {
 #[test]
 fn exporter_output_passes_promtool_and_covers_every_node() {
     let router = Router::start(&[]);
-    let (_probe, _camera) = camera_and_probe(&router, false);
-    let (_talker, _listener) = talker_and_listener(&router);
+    let (probe, camera) = camera_and_probe(&router, false);
+    let (talker, listener) = talker_and_listener(&router);
     let text = scrape_until(
         &router.metrics,
         "SHM and lane payload and latency",
+        &[&probe, &camera, &talker, &listener],
         has_shm_and_lane_payload,
     );
 
@@ -146,15 +149,19 @@ fn standalone_exporter_serves_a_robot_without_zshm_router_metrics() {
     .start();
     let line = exporter.wait_for_stdout("metrics URL", |l| l.starts_with("zshm exporter: metrics at "));
     let url = line.rsplit(' ').next().unwrap();
-    let text = scrape_until(url, "the router", |t| t.contains(r#"program="zshm router""#));
+    let text = scrape_until(url, "the router", &[&exporter], |t| {
+        t.contains(r#"program="zshm router""#)
+    });
     assert!(text.contains(r#"role="router""#));
 }
 
 #[test]
 fn traffic_shows_lane_bytes_per_second() {
     let router = Router::start(&[]);
-    let (_probe, _camera) = camera_and_probe(&router, true);
-    scrape_until(&router.metrics, "lane payload", |t| has_payload_on("lane", t));
+    let (probe, camera) = camera_and_probe(&router, true);
+    scrape_until(&router.metrics, "lane payload", &[&probe, &camera], |t| {
+        has_payload_on("lane", t)
+    });
     let mut traffic = Spawn::zshm(
         "traffic",
         &["traffic", "--url", &router.metrics, "-n", "3", "-i", "0.5"],
@@ -267,11 +274,12 @@ fn prometheus_query(url: &str, expr: &str) -> Vec<Value> {
 #[test]
 fn every_dashboard_query_returns_data_from_a_real_prometheus() {
     let router = Router::start(&[]);
-    let (_probe, _camera) = camera_and_probe(&router, false);
-    let (_talker, _listener) = talker_and_listener(&router);
+    let (probe, camera) = camera_and_probe(&router, false);
+    let (talker, listener) = talker_and_listener(&router);
     scrape_until(
         &router.metrics,
         "SHM and lane payload and latency",
+        &[&probe, &camera, &talker, &listener],
         has_shm_and_lane_payload,
     );
     let dir = tempfile::tempdir().unwrap();
