@@ -167,24 +167,19 @@ impl Election {
     }
 
     /// Takes a look at the other bridges: `bridges` as their tokens on zenoh announce them (this
-    /// one's may be among them), the participants of `dds_writers` that write the marker topic,
-    /// `running` how long this bridge has been up. Returns the twins and the change of role, if
-    /// any.
+    /// one's may be among them), `on_dds` the DDS participants seen writing [`DDS_MARKER_TOPIC`]
+    /// now, `running` how long this bridge has been up. Returns the twins and the change of
+    /// role, if any.
     pub fn elect(
         &mut self,
         bridges: &[Announcement],
-        dds_writers: &[crate::dds::RemoteEndpoint],
+        on_dds: BTreeSet<String>,
         running: Duration,
     ) -> (Vec<Announcement>, Option<RoleChange>) {
         let others: Vec<Announcement> = bridges
             .iter()
             .filter(|other| **other != self.me)
             .cloned()
-            .collect();
-        let on_dds: BTreeSet<String> = dds_writers
-            .iter()
-            .filter(|w| w.topic == DDS_MARKER_TOPIC)
-            .map(|w| w.participant.clone())
             .collect();
         self.bridges_on_dds
             .retain(|p| on_dds.contains(p) || others.iter().any(|o| o.participant == *p));
@@ -261,39 +256,23 @@ mod tests {
         );
     }
 
-    fn marker_writer(of: &Announcement) -> crate::dds::RemoteEndpoint {
-        crate::dds::RemoteEndpoint {
-            topic: DDS_MARKER_TOPIC.into(),
-            type_name: DDS_MARKER_TYPE.into(),
-            reliable: true,
-            transient_local: false,
-            user_data: Vec::new(),
-            participant: of.participant.clone(),
-            guid: [7; 16],
-            vendor: crate::dds::Vendor::Other([1, 1]),
-            keyed: false,
-            content_filter: None,
-            data_sharing: false,
-        }
-    }
-
     #[test]
     fn an_election_stands_by_for_an_older_twin_and_takes_over_when_it_goes() {
         let (old, me) = (bridge(1, "b"), bridge(2, "a"));
         let mut election = Election::new(me.clone());
         let long = DDS_GRACE * 2;
         let both = [old.clone(), me.clone()];
-        let (twins, change) = election.elect(&both, &[marker_writer(&old)], long);
+        let (twins, change) = election.elect(&both, [old.participant.clone()].into(), long);
         assert_eq!(change, Some(RoleChange::Standby("b".into())));
         assert_eq!(twins, std::slice::from_ref(&old));
         assert!(!election.is_active());
         assert!(election.is_twin_participant(&old.participant));
         // RustDDS's snapshot misses the marker for a moment: still a twin while zenoh shows it.
-        let (_, change) = election.elect(&both, &[], long);
+        let (_, change) = election.elect(&both, BTreeSet::new(), long);
         assert_eq!(change, None);
         assert!(election.is_twin_participant(&old.participant));
         // Its token goes, then its DDS endpoints: this one bridges again.
-        let (twins, change) = election.elect(std::slice::from_ref(&me), &[], long);
+        let (twins, change) = election.elect(std::slice::from_ref(&me), BTreeSet::new(), long);
         assert_eq!(change, Some(RoleChange::TakingOver("b".into())));
         assert!(twins.is_empty() && election.is_active());
         assert!(!election.is_twin_participant(&old.participant));

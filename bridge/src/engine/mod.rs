@@ -187,9 +187,16 @@ impl Bridge {
         let now = Instant::now();
         let mut said = Vec::new();
         let sides = self.watch.look(now, &mut said);
-        let (twins, change) =
-            self.election
-                .elect(&self.watch.bridges(), &sides.dds_writers, self.started.elapsed());
+        // Other bridges show on DDS by writing the marker topic.
+        let on_dds = sides
+            .dds_writers
+            .iter()
+            .filter(|w| w.topic == peers::DDS_MARKER_TOPIC)
+            .map(|w| w.participant.clone())
+            .collect();
+        let (twins, change) = self
+            .election
+            .elect(&self.watch.bridges(), on_dds, self.started.elapsed());
         match change {
             Some(RoleChange::Standby(active)) => events.push(RouteEvent::Standby { active }),
             Some(RoleChange::TakingOver(after)) => events.push(RouteEvent::TakingOver { after }),
