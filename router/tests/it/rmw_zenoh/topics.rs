@@ -117,7 +117,7 @@ fn rclpy_and_zshm_nodes_share_topics_and_the_graph_both_ways() {
         )
         .start();
     assert_eq!(graph.wait_exit(), 0, "{}", graph.dump());
-    let seen: serde_json::Value = serde_json::from_str(graph.stdout().last().unwrap()).unwrap();
+    let seen: serde_json::Value = serde_json::from_str(rclpy_lines(&graph).last().unwrap()).unwrap();
     assert!(
         seen["nodes"].as_array().unwrap().iter().any(|n| n == "/talker"),
         "{seen}"
