@@ -2,8 +2,8 @@
 //! expressions, liveliness tokens, QoS mapping, attachments and SHM/lane path as the typed API,
 //! with the CDR bytes handled as they are (never decoded).
 //!
-//! Not for application code that knows its types: [`Node::create_publisher`] and
-//! [`Node::create_subscription`] check the type at compile time.
+//! Not for application code that knows its types: [`NodeBase::create_publisher`] and
+//! [`NodeBase::create_subscription`] check the type at compile time.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::attachment::Attachment;
 use super::gid::Gid;
 use super::liveliness::{self, EndpointInfo, EntityKind};
-use super::node::{Node, NodeError, declare_token};
+use super::node_base::{NodeBase, NodeError, declare_token};
 use super::qos::QosProfile;
 use super::service::CallError;
 use crate::msgs::wall_clock_nanos;
@@ -188,7 +188,7 @@ impl DynamicRequest {
     }
 }
 
-impl Node {
+impl NodeBase {
     /// Offers service `name` of the service type `ty` (its `pkg::srv::dds_::X_` name and the
     /// service's hash) with the services QoS. `handler` runs on zenoh's thread for each request
     /// whose attachment is valid (others are counted and logged once) and must not block.
@@ -263,7 +263,7 @@ impl Node {
     }
 
     /// Creates a publisher of `ty` on `topic` (expanded for this node), as
-    /// [`create_publisher`](Node::create_publisher) does for a compiled type.
+    /// [`create_publisher`](NodeBase::create_publisher) does for a compiled type.
     pub async fn create_dynamic_publisher(
         &self,
         topic: &str,

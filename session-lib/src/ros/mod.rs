@@ -28,6 +28,7 @@ pub(crate) mod delivery;
 pub mod executor;
 
 mod node;
+mod node_base;
 mod publisher;
 mod sample;
 pub mod service;
@@ -40,7 +41,8 @@ pub use zshm_protocol::{attachment, gid, keyexpr, liveliness, names, qos};
 
 pub use delivery::{HEAP_BYTES_BOUND, KEEP_ALL_BOUND};
 pub use executor::{CallbackGroup, CallbackGroupKind, Executor, ExecutorError, SpinHandle, Timer};
-pub use node::{Node, NodeError, NodeOptions};
+pub use node::{Node, NodeOptions};
+pub use node_base::{NodeBase, NodeError};
 pub use publisher::{Loan, Publisher};
 pub use sample::Sample;
 pub use service::{CallError, Client, Responder, Service, ServiceOptions};

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::attachment::Attachment;
 use super::gid::Gid;
 use super::liveliness::{self, EndpointInfo, EntityKind};
-use super::node::{Node, NodeError, declare_token};
+use super::node_base::{NodeBase, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
 use crate::cdr::CdrWriter;
 use crate::msgs::builtin_interfaces::msg::Time;
@@ -54,7 +54,7 @@ pub(crate) fn publisher_options(qos: &QosProfile) -> PublisherOptions {
     }
 }
 
-impl Node {
+impl NodeBase {
     /// Creates a publisher of `T` on `topic` (expanded for this node).
     pub async fn create_publisher<T: Message>(
         &self,

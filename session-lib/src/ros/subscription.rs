@@ -15,7 +15,7 @@ use super::executor::{CallbackGroup, Registration, Waitable};
 use super::lane::paths::Paths;
 use super::lane::subscription::{self as lane_subscription, SubscriptionLane};
 use super::liveliness::{self, EndpointInfo, EntityKind};
-use super::node::{Node, NodeError, declare_token};
+use super::node_base::{NodeBase, NodeError, declare_token};
 use super::qos::{Durability, QosProfile, Reliability};
 use super::sample::Sample;
 use crate::msgs::Message;
@@ -148,7 +148,7 @@ impl<T: Message> Drop for Entity<T> {
     }
 }
 
-impl Node {
+impl NodeBase {
     /// Subscribes to `topic` (expanded for this node); `callback` runs for each valid message,
     /// in order, on the node's executor, in the node's default callback group.
     ///

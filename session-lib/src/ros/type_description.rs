@@ -19,7 +19,7 @@
 
 use zshm_rosidl::{InterfaceSet, TypeName, description};
 
-use super::node::{Node, NodeError};
+use super::node_base::{NodeBase, NodeError};
 use super::service::Service;
 use super::type_cache::TypeCache;
 use crate::msgs::type_description_interfaces::msg::{
@@ -84,16 +84,11 @@ impl TypeCache {
     }
 }
 
-impl Node {
-    /// Offers this node's `~/get_type_description`, answering from `types`. (Defined here rather
-    /// than in `node`, so that the node calls it without the two files importing each other.)
-    pub(crate) async fn serve_type_descriptions(
-        &self,
-        types: std::sync::Arc<TypeCache>,
-    ) -> Result<Service<GetTypeDescription>, NodeError> {
-        self.create_service::<GetTypeDescription>(SERVICE_NAME, move |request| types.answer(&request))
-            .await
-    }
+/// Offers `node`'s `~/get_type_description`, answering for the types its entities use.
+pub(crate) async fn serve(node: &NodeBase) -> Result<Service<GetTypeDescription>, NodeError> {
+    let types = node.types().clone();
+    node.create_service::<GetTypeDescription>(SERVICE_NAME, move |request| types.answer(&request))
+        .await
 }
 
 /// The RIHS01 hash of a received description, computed as the type's own hash is: equal to the

@@ -357,16 +357,6 @@ fn circles_in_folders(src: &Path, crate_prefix: &str) -> Vec<String> {
     circles
 }
 
-/// The circles known and not broken yet (issue 29): a node holds its parameters and its type
-/// description service, and both are built on the node. Breaking them takes a node core that
-/// entities use, with parameters and services composed on top. Listed so that no new one comes
-/// in unseen, and so that a broken one must leave the list.
-const KNOWN_CIRCLES: [&str; 3] = [
-    "session-lib/src/ros: node → parameter → node",
-    "session-lib/src/ros: node → parameter → service → node",
-    "session-lib/src/ros: node → service → node",
-];
-
 #[test]
 fn no_file_imports_a_sibling_that_imports_it_back() {
     let mut circles = Vec::new();
@@ -395,23 +385,10 @@ fn no_file_imports_a_sibling_that_imports_it_back() {
             circles.push(format!("{folder}: {path}"));
         }
     }
-    let new: Vec<&str> = circles
-        .iter()
-        .map(String::as_str)
-        .filter(|c| !KNOWN_CIRCLES.contains(c))
-        .collect();
     assert!(
-        new.is_empty(),
+        circles.is_empty(),
         "import circles between the files of one folder (give the shared part a home of its own):\n{}",
-        new.join("\n")
-    );
-    let gone: Vec<&str> = KNOWN_CIRCLES
-        .into_iter()
-        .filter(|known| !circles.iter().any(|c| c == known))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "circles broken: take them off KNOWN_CIRCLES: {gone:?}"
+        circles.join("\n")
     );
 }
 

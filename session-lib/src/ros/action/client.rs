@@ -12,7 +12,7 @@ use super::{CancelCode, GoalId, feedback_qos, status_qos, wire};
 use crate::msgs::action_msgs::msg::GoalStatusArray;
 use crate::msgs::action_msgs::srv::{CancelGoal, CancelGoal_Request};
 use crate::msgs::{ActionParts, ActionType};
-use crate::ros::node::{Node, NodeError};
+use crate::ros::node_base::{NodeBase, NodeError};
 use crate::ros::service::{CallError, Client};
 use crate::ros::subscription::Subscription;
 
@@ -266,7 +266,7 @@ impl<A: ActionParts> ActionClient<A> {
     }
 }
 
-impl Node {
+impl NodeBase {
     /// A client of action `name` (expanded for this node), as rclcpp_action's `create_client`.
     pub async fn create_action_client<A: ActionParts>(
         &self,

@@ -13,7 +13,7 @@ use crate::msgs::action_msgs::msg::GoalStatusArray;
 use crate::msgs::action_msgs::srv::{CancelGoal, CancelGoal_Request, CancelGoal_Response};
 use crate::msgs::{ActionParts, wall_clock_nanos};
 use crate::ros::executor::{CallbackGroup, Timer};
-use crate::ros::node::{Node, NodeError};
+use crate::ros::node_base::{NodeBase, NodeError};
 use crate::ros::publisher::Publisher;
 use crate::ros::service::{Responder, Service, ServiceOptions};
 
@@ -109,7 +109,7 @@ impl<A: ActionParts> ActionServer<A> {
     }
 }
 
-impl Node {
+impl NodeBase {
     /// Serves action `name` (expanded for this node) as rclcpp_action's `create_server`:
     /// `handle_goal` accepts or rejects each goal, `handle_cancel` each cancel request, and
     /// `handle_accepted` gets each accepted goal's handle. All three run on the node's executor,

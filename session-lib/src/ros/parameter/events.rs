@@ -1,4 +1,4 @@
-//! The node's `/parameter_events` publisher: `rcl_interfaces/msg/ParameterEvent`, one per change
+//! The `/parameter_events` topic: `rcl_interfaces/msg/ParameterEvent`, one per change
 //! that landed, with the node's fully qualified name and the wall-clock stamp, on rclcpp's QoS
 //! (reliable, volatile, keep last 1000).
 //!
@@ -9,7 +9,6 @@
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use super::super::node::{Node, NodeError};
 use super::super::qos::QosProfile;
 use crate::msgs::rcl_interfaces::msg::ParameterEvent;
 
@@ -21,33 +20,7 @@ pub fn parameter_events_qos() -> QosProfile {
     QosProfile::keep_last(1000)
 }
 
-/// The store's end of the queue: the sender, and the receiver until [`publish`] takes it.
+/// The store's end of the queue: the sender, and the receiver until the node's publisher takes it.
 pub(crate) fn queue() -> (UnboundedSender<ParameterEvent>, UnboundedReceiver<ParameterEvent>) {
     tokio::sync::mpsc::unbounded_channel()
-}
-
-/// Declares the publisher and starts the task that publishes what `events` receives, until
-/// every sender is gone (the node and its services dropped).
-pub(crate) async fn publish(
-    node: &Node,
-    mut events: UnboundedReceiver<ParameterEvent>,
-) -> Result<(), NodeError> {
-    let publisher = node
-        .create_publisher::<ParameterEvent>(PARAMETER_EVENTS_TOPIC, parameter_events_qos())
-        .await?;
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        tracing::warn!(
-            node = %node.info().fully_qualified_name(),
-            "no tokio runtime: parameter events are not published"
-        );
-        return Ok(());
-    };
-    runtime.spawn(async move {
-        while let Some(event) = events.recv().await {
-            if let Err(err) = publisher.publish(&event).await {
-                tracing::warn!("parameter event not published: {err}");
-            }
-        }
-    });
-    Ok(())
 }

@@ -10,7 +10,7 @@ use super::super::attachment::Attachment;
 use super::super::gid::Gid;
 use super::super::graph::GraphWatch;
 use super::super::liveliness::{self, EndpointInfo, EntityKind};
-use super::super::node::{Node, NodeError, declare_token};
+use super::super::node_base::{NodeBase, NodeError, declare_token};
 use super::super::qos::QosProfile;
 use crate::cdr::CdrError;
 use crate::msgs::wall_clock_nanos;
@@ -419,7 +419,7 @@ pub(crate) struct ClientParts {
 
 /// Declares a client of the service `info` describes, querying `key`.
 pub(crate) async fn declare_client(
-    node: &Node,
+    node: &NodeBase,
     info: &EndpointInfo,
     key: String,
 ) -> Result<ClientParts, NodeError> {
@@ -459,7 +459,7 @@ pub(crate) async fn declare_client(
     })
 }
 
-impl Node {
+impl NodeBase {
     /// A client of service `name` (expanded for this node), with the services QoS.
     pub async fn create_client<S: ServiceType>(&self, name: &str) -> Result<Client<S>, NodeError> {
         let info = self.endpoint(

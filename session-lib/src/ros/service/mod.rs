@@ -13,7 +13,7 @@
 //! * the server replies on the same key expression with an attachment that echoes the request's
 //!   sequence number and the client's GID, with a fresh timestamp.
 //!
-//! Handlers run on the node's executor ([`Node::create_service`](super::Node::create_service)),
+//! Handlers run on the node's executor ([`NodeBase::create_service`](super::NodeBase::create_service)),
 //! never on zenoh's receive thread: zenoh's thread checks the attachment and queues the request in
 //! a bounded queue (the services QoS: 10; the oldest is dropped and counted when a handler falls
 //! behind). Requests and replies at or above the session's SHM threshold are written into the SHM

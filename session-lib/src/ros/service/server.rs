@@ -9,7 +9,7 @@ use super::super::delivery::{Gate, Queue, Queued};
 use super::super::executor::{CallbackGroup, Registration, Waitable};
 use super::super::gid::Gid;
 use super::super::liveliness::{self, EndpointInfo, EntityKind};
-use super::super::node::{Node, NodeError, declare_token};
+use super::super::node_base::{NodeBase, NodeError, declare_token};
 use super::super::qos::QosProfile;
 use crate::msgs::wall_clock_nanos;
 use crate::msgs::{Message, ServiceType};
@@ -176,7 +176,7 @@ impl<S: ServiceType> ServerEntity<S> {
     }
 }
 
-impl Node {
+impl NodeBase {
     /// Offers service `name` (expanded for this node); `handler` answers each request on the
     /// node's executor, in the node's default callback group.
     pub async fn create_service<S: ServiceType>(

@@ -1,5 +1,11 @@
-//! [`Node`]: a ROS 2 node on a zshm session, announced with its liveliness token, and the
-//! executor its callbacks run on.
+//! [`NodeBase`]: what every entity of a node stands on (its session, its place in the graph, its
+//! executor, its token, the types it uses), and the methods that create those entities.
+//!
+//! A [`Node`](super::Node) is its base with parameters and the type description service
+//! composed on top, as rclcpp composes a node of interfaces (`NodeBaseInterface`,
+//! `NodeTopicsInterface`, `NodeParametersInterface`, ...). Publishers, subscriptions, services
+//! and actions depend on the base only, so the node that offers its parameters through
+//! services never imports a file that imports it back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,12 +15,11 @@ use super::executor::{
     CallbackGroup, CallbackGroupKind, Executor, ExecutorError, Notifier, Registration, SpinHandle, Timer,
     Waitable,
 };
-use super::parameter::{NodeParameters, ParameterError, ParameterOverrides};
+use super::parameter::ParameterError;
 use crate::raw::DeclareError;
 use crate::ros::liveliness::{self, EndpointInfo, EntityKind, NodeInfo};
 use crate::ros::names::{self, NameError};
 use crate::ros::qos::QosProfile;
-use crate::ros::service::Service;
 use crate::ros::type_cache::TypeCache;
 use crate::session::Session;
 
@@ -60,65 +65,10 @@ impl NodeError {
     }
 }
 
-/// Where a node lives in the ROS graph, and where its callbacks run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NodeOptions {
-    /// Namespace, `/` by default; a relative one is made absolute.
-    pub namespace: String,
-    /// Security enclave, `/` by default.
-    pub enclave: String,
-    /// ROS domain; the session's `ROS_DOMAIN_ID` when `None`.
-    pub domain: Option<u32>,
-    /// The executor that runs the node's callbacks, which the caller spins (several nodes may
-    /// share one). `None`: the node gets a single-threaded executor of its own, spun on one
-    /// background thread (`zshm-exec`) while the node or any of its entities lives.
-    pub executor: Option<Executor>,
-    /// Whether the node answers `~/get_type_description` for the types it uses (rclcpp's
-    /// `start_type_description_service`; true by default). See [`type_description`](super::type_description).
-    pub start_type_description_service: bool,
-    /// Values that replace the defaults of the parameters the node declares (from
-    /// `--ros-args`, a parameters file, or code); none by default.
-    pub parameter_overrides: ParameterOverrides,
-    /// Offer the six parameter services (`~/get_parameters`, ...); true by default, as rclcpp.
-    /// The node's parameters exist either way.
-    pub start_parameter_services: bool,
-    /// Publish parameter changes on `/parameter_events`; true by default, as rclcpp.
-    pub start_parameter_event_publisher: bool,
-}
-
-impl Default for NodeOptions {
-    fn default() -> Self {
-        Self {
-            namespace: "/".into(),
-            enclave: "/".into(),
-            domain: None,
-            executor: None,
-            start_type_description_service: true,
-            parameter_overrides: ParameterOverrides::default(),
-            start_parameter_services: true,
-            start_parameter_event_publisher: true,
-        }
-    }
-}
-
-/// A ROS 2 node. Its `NN` token is declared while it lives; its publishers and subscriptions
-/// each declare their own token.
-///
-/// ```no_run
-/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// use zshm::msgs::std_msgs;
-/// use zshm::ros::{qos::QosProfile, Node, NodeOptions};
-///
-/// let session = zshm::Session::builder().open().await?;
-/// let node = Node::new(&session, "talker", NodeOptions::default()).await?;
-/// let chatter = node.create_publisher::<std_msgs::msg::String>("chatter", QosProfile::default()).await?;
-/// chatter.publish(&std_msgs::msg::String { data: "Hello World: 1".into() }).await?;
-/// # Ok(()) }
-/// ```
+/// A node's base: its token, session, executor and the types its entities use. Every
+/// `create_*` method of a [`Node`](super::Node) is defined here; a node derefs to its base.
 #[derive(Debug)]
-pub struct Node {
-    // Dropped first: the node's own service goes before the node's token.
-    type_description: Option<Service<crate::msgs::type_description_interfaces::srv::GetTypeDescription>>,
+pub struct NodeBase {
     types: Arc<TypeCache>,
     session: Session,
     info: NodeInfo,
@@ -126,29 +76,18 @@ pub struct Node {
     /// The background spin of the node's own executor (`None` when the caller gave one).
     spin: Option<Arc<SpinHandle>>,
     default_group: CallbackGroup,
-    parameters: NodeParameters,
     _token: zenoh::liveliness::LivelinessToken,
 }
 
-impl Node {
-    /// Creates the node `name` and declares its token.
-    pub async fn new(session: &Session, name: &str, options: NodeOptions) -> Result<Self, NodeError> {
-        names::validate_node_name(name)?;
-        let info = NodeInfo {
-            domain: options.domain.unwrap_or_else(|| session.ros_domain_id()),
-            zid: session.zid(),
-            nid: session.next_entity_id(),
-            enclave: names::normalize_namespace(&options.enclave)?,
-            namespace: names::normalize_namespace(&options.namespace)?,
-            name: name.to_owned(),
-        };
-        let parameters = NodeParameters::new(
-            &info,
-            &options.parameter_overrides,
-            options.start_parameter_services,
-            options.start_parameter_event_publisher,
-        );
-        let (executor, spin) = match options.executor {
+impl NodeBase {
+    /// Declares the token of the node `info` and takes its executor: `executor`, or a
+    /// single-threaded one of its own spun in the background.
+    pub(crate) async fn new(
+        session: &Session,
+        info: NodeInfo,
+        executor: Option<Executor>,
+    ) -> Result<Self, NodeError> {
+        let (executor, spin) = match executor {
             Some(executor) => (executor, None),
             None => {
                 let executor = Executor::single_threaded()?;
@@ -157,27 +96,20 @@ impl Node {
             }
         };
         let token = declare_token(session, liveliness::node_token(&info)).await?;
-        let mut node = Self {
-            type_description: None,
+        Ok(Self {
             types: Arc::default(),
             session: session.clone(),
             info,
             executor,
             spin,
             default_group: CallbackGroup::new(CallbackGroupKind::MutuallyExclusive),
-            parameters,
             _token: token,
-        };
-        node.parameters.start(&node).await?;
-        if options.start_type_description_service {
-            node.type_description = Some(node.serve_type_descriptions(node.types.clone()).await?);
-        }
-        Ok(node)
+        })
     }
 
-    /// The node's parameters (the API is in `ros::parameter`).
-    pub(crate) fn parameters(&self) -> &NodeParameters {
-        &self.parameters
+    /// The types this node's entities use, as its type description service answers them.
+    pub(crate) fn types(&self) -> &Arc<TypeCache> {
+        &self.types
     }
 
     /// The executor that runs the node's callbacks.

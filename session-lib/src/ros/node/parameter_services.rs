@@ -9,15 +9,14 @@
 
 use std::sync::Arc;
 
-use super::super::node::{Node, NodeError};
-use super::super::qos::QosProfile;
-use super::super::service::{Service, ServiceOptions};
-use super::store::{Parameter, ParameterError, Store};
-use super::value::ParameterValue;
 use crate::msgs::ServiceType;
 use crate::msgs::rcl_interfaces::msg as wire;
 use crate::msgs::rcl_interfaces::msg::{ListParametersResult, SetParametersResult};
 use crate::msgs::rcl_interfaces::srv::*;
+use crate::ros::node_base::{NodeBase, NodeError};
+use crate::ros::parameter::{Parameter, ParameterError, ParameterValue, Store};
+use crate::ros::qos::QosProfile;
+use crate::ros::service::{Service, ServiceOptions};
 
 /// The services of one node; dropping them withdraws them.
 #[derive(Debug)]
@@ -37,7 +36,7 @@ fn parameters_qos() -> QosProfile {
 
 /// Offers `~/<name>` with `handler`.
 async fn offer<S: ServiceType>(
-    node: &Node,
+    node: &NodeBase,
     name: &str,
     store: &Arc<Store>,
     handler: impl Fn(&Store, S::Request) -> S::Response + Send + 'static,
@@ -58,7 +57,7 @@ async fn offer<S: ServiceType>(
 }
 
 /// The entries of every name, or none when one is not declared (rclcpp answers an empty list).
-fn all_declared(store: &Store, names: &[String]) -> Vec<super::store::Entry> {
+fn all_declared(store: &Store, names: &[String]) -> Vec<crate::ros::parameter::Entry> {
     names
         .iter()
         .map(|name| store.entry(name))
@@ -94,7 +93,7 @@ fn result(outcome: Result<(), String>) -> SetParametersResult {
 }
 
 /// Offers the six services for `store`'s parameters.
-pub(crate) async fn offer_all(node: &Node, store: &Arc<Store>) -> Result<ParameterServices, NodeError> {
+pub(crate) async fn offer_all(node: &NodeBase, store: &Arc<Store>) -> Result<ParameterServices, NodeError> {
     Ok(ParameterServices {
         _describe: offer::<DescribeParameters>(node, "describe_parameters", store, |store, request| {
             DescribeParameters_Response {
