@@ -119,7 +119,7 @@ impl CloudArgs {
                 "--width {} x --height {} makes clouds of {}; at most {} (1 GiB) are accepted",
                 self.width,
                 self.height,
-                zshm::text::human_bytes(self.data_bytes()),
+                zshm::internal::text::human_bytes(self.data_bytes()),
                 MAX_CLOUD_BYTES
             )));
         }

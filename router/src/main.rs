@@ -41,7 +41,7 @@ fn report(err: &anyhow::Error) -> ExitCode {
     // Each cause is tidied: zenoh's own errors carry Rust source paths users cannot act on.
     let causes: Vec<String> = err
         .chain()
-        .map(|cause| zshm::text::tidy(&cause.to_string()))
+        .map(|cause| zshm::internal::text::tidy(&cause.to_string()))
         .collect();
     eprintln!("zshm: error: {}", causes.join(": "));
     if err

@@ -39,10 +39,12 @@
 //! ## Layers
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
-//! table in docs/architecture.md): [`text`], [`config`], [`stats`], [`shm`], [`lane`], [`session`],
+//! table in docs/architecture.md): `text`, [`config`], [`stats`], `shm`, `lane`, `session`,
 //! [`raw`], [`msgs`], [`dynamic`], [`ros`], `telemetry`, `tools`; below them all, the wire
 //! protocol of the `zshm-protocol` crate ([`cdr`], and in [`ros`] the names, key expressions,
-//! tokens, QoS, attachment and GIDs).
+//! tokens, QoS, attachment and GIDs). `text`, `shm`, `lane` and `session` are private: what a
+//! node needs of them is re-exported here ([`Session`], [`ShmStatus`], [`LaneStatus`],
+//! [`LinkShmProblem`]).
 //!
 //! `telemetry` (the Prometheus exporter, per-link traffic) and `tools` (doctor, certificates,
 //! the soak, the latency probe, the simulated camera) serve the `zshm` program and the
@@ -51,17 +53,17 @@
 
 #![deny(missing_docs)]
 
-pub mod text;
+mod text;
 
 pub mod config;
 
 pub mod stats;
 
-pub mod shm;
+mod shm;
 
-pub mod lane;
+mod lane;
 
-pub mod session;
+mod session;
 
 pub mod raw;
 
@@ -79,9 +81,38 @@ pub mod telemetry;
 #[cfg(feature = "ops")]
 pub mod tools;
 
+// The session and what it says about the paths a message can take. The modules behind them
+// (`session`, `shm`, `lane`, `text`) are private: their pools, segments, lane endpoints and
+// admin queries are how zshm works, not what a node uses.
 pub use config::{ConfigError, Role};
-pub use session::{CloseError, OpenError, Session, SessionBuilder};
+pub use lane::{LaneStatus, LaneUnavailable};
+pub use session::{CloseError, LinkShmProblem, OpenError, Session, SessionBuilder};
 pub use shm::{ShmStatus, ShmUnavailable};
+
+/// Not the library's API: the few internals the `zshm` program, its benchmarks and zshm's own
+/// tests use (cleaning the lane's and zenoh's segments, /dev/shm usage, the lane's directory for
+/// the iceoryx2 baseline, the route report the bridge fills, text helpers). Hidden from the
+/// documentation, with no stability promised, as zenoh keeps its own `internal` module for its
+/// plugins.
+#[doc(hidden)]
+pub mod internal {
+    /// The same-host lane's domain and cleanup.
+    pub mod lane {
+        pub use crate::lane::{MAX_SUBSCRIBERS, clean, domain};
+    }
+    /// zenoh's SHM segments and /dev/shm.
+    pub mod shm {
+        pub use crate::shm::{RETRY_BUDGET, cleanup_orphaned_segments, preflight, usage};
+    }
+    /// What the session reports about a node's routes.
+    pub mod session {
+        pub use crate::session::report;
+    }
+    /// Byte counts, durations and zenoh's error text, as zshm prints them.
+    pub mod text {
+        pub use crate::text::{human_bytes, seconds, tidy};
+    }
+}
 
 /// True when `err` says the caller's input is at fault (a config file, an override, an
 /// environment variable, a name or a key expression): the `zshm` program exits 2 for those.
@@ -123,7 +154,10 @@ macro_rules! include_interfaces {
 pub mod prelude {
     pub use crate::msgs::Message;
     pub use crate::raw::{PublisherOptions, RawLoan, RawPublisher, RawSample, RawSubscription};
+    pub use crate::ros::executor::Executor;
+    pub use crate::ros::parameter::{ParameterDescriptor, ParameterValue};
     pub use crate::ros::qos::QosProfile;
-    pub use crate::ros::{Node, NodeOptions, Publisher, Sample, Subscription};
+    pub use crate::ros::service::{Client, Service};
+    pub use crate::ros::{Loan, Node, NodeOptions, Publisher, Sample, Subscription};
     pub use crate::{Role, Session, ShmStatus};
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use zshm::session::report::RouteReport;
+use zshm::internal::session::report::RouteReport;
 
 use super::plan::{Direction, RouteKey};
 use crate::stats::RouteStats;

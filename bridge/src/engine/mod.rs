@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use zshm::Session;
+use zshm::internal::session::report::RouteSource;
 use zshm::ros::{Node, NodeError, NodeOptions};
-use zshm::session::report::RouteSource;
 
 use crate::config::BridgeConfig;
 use crate::dds::{Dds, DdsError, DdsQos};

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use zshm::internal::text::{human_bytes, seconds};
 use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2};
 use zshm::msgs::wall_clock_nanos;
 use zshm::msgs::{Message, SensorMessage};
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, Sample, Subscription};
 use zshm::stats::histogram::LatencyHistogram;
-use zshm::text::{human_bytes, seconds};
 use zshm::tools::latency::{Observation, Probe, ProbeReport, StampVerdict, WindowReport};
 use zshm::tools::sim_camera::SimCamera;
 
@@ -238,7 +238,7 @@ async fn say_which_path(node: &Node, topic: &str, report: &WindowReport, network
 }
 
 /// The problem the session found on the link to a publisher of `topic`, if any.
-async fn publisher_link_problem(node: &Node, topic: &str) -> Option<zshm::session::LinkShmProblem> {
+async fn publisher_link_problem(node: &Node, topic: &str) -> Option<zshm::LinkShmProblem> {
     let session = node.session();
     let graph = zshm::ros::graph::snapshot(session, node.info().domain, Duration::from_secs(2))
         .await

@@ -10,12 +10,12 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use zshm::internal::text::human_bytes;
 use zshm::msgs::builtin_interfaces::msg::Time;
 use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2};
 use zshm::ros::parameter::{ParameterDescriptor, ParameterValue};
 use zshm::ros::qos::{History, QosProfile};
 use zshm::ros::{Node, Publisher};
-use zshm::text::human_bytes;
 
 use crate::support::delivery::{Deliveries, DeliveryWatch};
 use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
@@ -167,7 +167,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!(
             "no subscriber on {} within {}",
             clouds.info().topic,
-            zshm::text::seconds(args.wait)
+            zshm::internal::text::seconds(args.wait)
         );
     }
 

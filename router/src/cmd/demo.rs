@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use zshm::text::human_bytes;
+use zshm::internal::text::human_bytes;
 use zshm::tools::latency::{ProbeReport, Summary};
 use zshm::tools::sim_camera::CameraSummary;
 
@@ -135,7 +135,7 @@ async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
         Some(command) => outln!(
             "zshm demo: your camera (`{command}`), measured over TCP loopback, then through zenoh's shared \
              memory, {} each.",
-            zshm::text::seconds(args.duration)
+            zshm::internal::text::seconds(args.duration)
         ),
         None => outln!(
             "zshm demo: a simulated depth camera ({}x{} points, {} per cloud, {} Hz), measured over TCP loopback, \
@@ -144,7 +144,7 @@ async fn all_phases(args: &Args) -> anyhow::Result<ExitCode> {
             args.cloud.height,
             human_bytes(args.cloud.data_bytes()),
             args.rate,
-            zshm::text::seconds(args.duration)
+            zshm::internal::text::seconds(args.duration)
         ),
     }
     // rmw_zenoh nodes do not speak the lane: a real camera runs the first two phases only.
@@ -271,7 +271,10 @@ impl Phase {
             self.name
         );
         let mut running = self.start(exe, args).await?;
-        outln!("  measuring for {}:", zshm::text::seconds(args.duration));
+        outln!(
+            "  measuring for {}:",
+            zshm::internal::text::seconds(args.duration)
+        );
         let probe = self.measure(&mut running.probe).await?;
         self.collect(running, probe, args.camera_command.is_some()).await
     }

@@ -112,7 +112,7 @@ async fn dds_check(args: &Args, env: &Environment) -> anyhow::Result<doctor::Che
                     doctor::Severity::Fail,
                     format!(
                         "two participants on {on} did not find each other within {} (domain {domain})",
-                        zshm::text::seconds(DDS_TIMEOUT)
+                        zshm::internal::text::seconds(DDS_TIMEOUT)
                     ),
                     Some(fix.to_owned()),
                 )

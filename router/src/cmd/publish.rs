@@ -51,7 +51,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!(
             "no subscriber on `{}` within {}; is `zshm sub` running and connected to the same router?",
             args.stream.key,
-            zshm::text::seconds(args.wait)
+            zshm::internal::text::seconds(args.wait)
         );
     }
 

@@ -30,7 +30,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         .context("cannot start the router")?;
     if session.shm_status().is_active() {
         // Segments left in /dev/shm by processes that crashed since the last run.
-        let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
+        let (segments, bytes) = zshm::internal::shm::cleanup_orphaned_segments();
         if segments > 0 {
             tracing::info!(segments, bytes, "removed orphaned zenoh segments from /dev/shm");
         }

@@ -10,20 +10,20 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use zshm::text::human_bytes;
+use zshm::internal::text::human_bytes;
 
 use crate::support::out::outln;
 
 /// Cleans and says what it removed.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
+    let (segments, bytes) = zshm::internal::shm::cleanup_orphaned_segments();
     outln!(
         "removed {segments} orphaned zenoh segments ({})",
         human_bytes(bytes)
     );
-    let root = zshm::lane::domain::root(&zshm::config::Environment::from_process())?;
-    let dev_shm = Path::new(zshm::shm::preflight::DEV_SHM);
-    match zshm::lane::clean::clean(&root, dev_shm, true) {
+    let root = zshm::internal::lane::domain::root(&zshm::config::Environment::from_process())?;
+    let dev_shm = Path::new(zshm::internal::shm::preflight::DEV_SHM);
+    match zshm::internal::lane::clean::clean(&root, dev_shm, true) {
         Ok(report) => outln!(
             "lane ({}): removed the files of {} dead processes and {} orphaned files ({}); {} lane processes running",
             root.display(),

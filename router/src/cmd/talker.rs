@@ -38,7 +38,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!(
             "no subscriber on {} within {}",
             publisher.info().topic,
-            zshm::text::seconds(args.wait)
+            zshm::internal::text::seconds(args.wait)
         );
     }
     let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Burst);

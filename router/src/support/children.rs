@@ -353,7 +353,7 @@ pub fn kill_everything_now() {
 /// Removes the segments our children left in /dev/shm once they all exited: zenoh unlinks a
 /// segment only when no process maps it, so the last child to exit can leave one behind.
 pub fn remove_their_segments() {
-    let (segments, bytes) = zshm::shm::cleanup_orphaned_segments();
+    let (segments, bytes) = zshm::internal::shm::cleanup_orphaned_segments();
     tracing::debug!(segments, bytes, "removed the children's leftover segments");
 }
 

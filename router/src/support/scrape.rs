@@ -57,7 +57,7 @@ pub async fn traffic(url: &str) -> anyhow::Result<Traffic> {
             format!(
                 "cannot read {owned} within {}: is `zshm router` (or `zshm exporter`) running and \
                  answering?",
-                zshm::text::seconds(SCRAPE_TIMEOUT)
+                zshm::internal::text::seconds(SCRAPE_TIMEOUT)
             )
         })?;
         Ok(response.body_mut().read_to_string()?)

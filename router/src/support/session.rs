@@ -102,7 +102,7 @@ pub fn shm_status_json(status: &zshm::ShmStatus) -> serde_json::Value {
 }
 
 /// The session's lane status as JSON, for summaries.
-pub fn lane_status_json(status: &zshm::lane::LaneStatus) -> serde_json::Value {
+pub fn lane_status_json(status: &zshm::LaneStatus) -> serde_json::Value {
     match status.unavailable_reason() {
         None => serde_json::json!({ "on": true, "detail": status.to_string() }),
         Some(reason) => serde_json::json!({

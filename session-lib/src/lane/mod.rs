@@ -41,9 +41,9 @@ mod sender;
 mod status;
 
 pub use context::LaneContext;
-pub use header::{ATTACHMENT_CAPACITY, LaneHeader};
-pub use receiver::{AttachFailure, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile};
-pub use sender::{BLOCK_LIMIT, LaneLoan, LaneSendError, LaneSender, SenderProfile};
+pub use header::LaneHeader;
+pub use receiver::{LaneEvent, LaneReceiver, LaneSample, ReceiverProfile};
+pub use sender::{LaneLoan, LaneSendError, LaneSender, SenderProfile};
 pub use status::{LaneStatus, LaneUnavailable};
 
 /// The iceoryx2 service flavour: ports and samples may move between threads.

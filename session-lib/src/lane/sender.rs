@@ -186,11 +186,6 @@ impl LaneSender {
         Ok(sender)
     }
 
-    /// The publisher's lane id.
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
     /// Whether a send may wait for full subscribers (RELIABLE + KEEP_ALL).
     pub fn is_blocking(&self) -> bool {
         self.blocking

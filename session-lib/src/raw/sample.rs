@@ -138,7 +138,7 @@ impl RawSample {
     }
 
     /// For a lane sample, the sequence number of the last message its publisher also sent
-    /// through zenoh (see [`crate::lane::LaneHeader`]).
+    /// through zenoh (see the lane's `LaneHeader`).
     pub fn lane_zenoh_until(&self) -> Option<i64> {
         match &self.inner {
             Inner::Lane { sample, .. } => Some(sample.header().zenoh_until),

@@ -183,8 +183,10 @@ impl NodeBase {
 
     /// The endpoint of a new entity of this node: a fresh entity id, `name` expanded, the type
     /// recorded for the type description service. Every publisher, subscription, service
-    /// server and client, typed or dynamic, is described here and nowhere else.
-    pub(crate) fn endpoint(
+    /// server and client, typed or dynamic, is described here and nowhere else; a tool that
+    /// declares an endpoint's token itself (`zshm topic echo` for a type it only knows by name)
+    /// describes it here too.
+    pub fn endpoint(
         &self,
         kind: EntityKind,
         name: &str,

@@ -406,7 +406,7 @@ impl Session {
 
     /// The next ROS entity id of this session: nodes, publishers and subscriptions all draw from
     /// one counter starting at 0, as in rmw_zenoh (`get_next_entity_id`).
-    pub fn next_entity_id(&self) -> u32 {
+    pub(crate) fn next_entity_id(&self) -> u32 {
         self.shared.next_entity_id.fetch_add(1, Ordering::Relaxed)
     }
 

@@ -13,7 +13,7 @@ pub mod usage;
 mod pool;
 mod status;
 
-pub use pool::{MIN_POOL, POOL_MESSAGES, RETRY_BUDGET, ShmPool};
+pub use pool::{RETRY_BUDGET, ShmPool};
 pub use status::{ShmStatus, ShmUnavailable};
 
 use crate::config::ShmSettings;

@@ -1,4 +1,4 @@
-//! Counters of the same-host lane ([`crate::lane`]): what went through it, what zenoh did not
+//! Counters of the same-host lane: what went through it, what zenoh did not
 //! have to send, and every time a publisher–subscriber pair or a message used zenoh instead.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -110,7 +110,7 @@ pub enum LinkShmCause {
     /// The other process has shared memory off.
     PeerWithoutShm,
     /// The other process runs a zenoh whose shared-memory handshake differs from this one's
-    /// (zenoh 1.10 against an earlier release, see [`crate::shm::compat`]).
+    /// (zenoh 1.10 against an earlier release, see `shm::compat`).
     ZenohVersion,
 }
 

@@ -22,7 +22,7 @@ const CHILD_LANE_ROOT: &str = "ZSHM_IT_THREADS_LANE_ROOT";
 const CHILD_PREFIX: &str = "ZSHM_IT_THREADS_PREFIX";
 
 /// Topics at most: more subscriptions share them (up to 10 per publisher, below the lane's
-/// [`zshm::lane::MAX_SUBSCRIBERS`]), as a robot's topics have several subscribers.
+/// [`zshm::internal::lane::MAX_SUBSCRIBERS`]), as a robot's topics have several subscribers.
 const TOPICS: usize = 10;
 
 fn threads_of_this_process() -> usize {

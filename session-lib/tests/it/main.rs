@@ -47,7 +47,7 @@ use zshm::config::Environment;
 pub fn test_env() -> Environment {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        zshm::shm::cleanup_orphaned_segments();
+        zshm::internal::shm::cleanup_orphaned_segments();
     });
     Environment::empty()
         .with("ZENOH_ROUTER_CHECK_ATTEMPTS", "-1")

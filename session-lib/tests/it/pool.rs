@@ -38,7 +38,7 @@ async fn exhausted_pool_falls_back_to_heap_then_recovers() {
     let overflow = publisher.loan(CHUNK).await;
     assert!(!overflow.is_shm(), "the fifth chunk cannot fit");
     assert!(
-        started.elapsed() >= zshm::shm::RETRY_BUDGET / 2,
+        started.elapsed() >= zshm::internal::shm::RETRY_BUDGET / 2,
         "it retried before falling back"
     );
     assert_eq!(overflow.len(), CHUNK);

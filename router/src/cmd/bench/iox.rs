@@ -27,9 +27,9 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let env = zshm::config::Environment::from_process();
     let request = zshm::config::ConfigRequest::new(zshm::Role::Session);
     let shm = zshm::config::resolve(&request, &env)?.shm;
-    let root = zshm::lane::domain::settings(&env, &shm, false)?.root;
-    zshm::lane::domain::ensure_private_dir(&root)?;
-    let config = zshm::lane::domain::iceoryx2_config(&root)?;
+    let root = zshm::internal::lane::domain::settings(&env, &shm, false)?.root;
+    zshm::internal::lane::domain::ensure_private_dir(&root)?;
+    let config = zshm::internal::lane::domain::iceoryx2_config(&root)?;
     let node = NodeBuilder::new()
         .config(&config)
         .signal_handling_mode(SignalHandlingMode::Disabled)

@@ -124,7 +124,7 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
             "round {} {} {} x{} sub",
             case.round + 1,
             case.mode,
-            zshm::text::human_bytes(case.payload as u64),
+            zshm::internal::text::human_bytes(case.payload as u64),
             case.subscribers
         ));
         let result = match run_case(&exe, &locator, &format!("c{index}p{}", std::process::id()), case).await {
@@ -159,7 +159,7 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
             "round {} service {} {}",
             case.round + 1,
             case.mode,
-            zshm::text::human_bytes(case.payload as u64)
+            zshm::internal::text::human_bytes(case.payload as u64)
         ));
         let id = format!("s{index}p{}", std::process::id());
         let result = service::run_case(&exe, &locator, &id, case).await;

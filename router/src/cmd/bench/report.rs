@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
-use zshm::text::human_bytes;
+use zshm::internal::text::human_bytes;
 use zshm::tools::latency::Summary;
 
 use super::plan::Sweep;

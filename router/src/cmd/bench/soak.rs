@@ -111,9 +111,9 @@ fn sample(seconds: f64, pids: &[(&str, Option<u32>)]) -> SoakSample {
         .iter()
         .filter_map(|(role, pid)| Some(((*role).to_owned(), zshm::tools::usage::rss_bytes((*pid)?)?)))
         .collect();
-    let dev_shm = Path::new(zshm::shm::preflight::DEV_SHM);
-    let shm = zshm::shm::usage::dev_shm(dev_shm).unwrap_or_default();
-    let (lane_files, lane_bytes) = zshm::lane::clean::dev_shm_usage(dev_shm);
+    let dev_shm = Path::new(zshm::internal::shm::preflight::DEV_SHM);
+    let shm = zshm::internal::shm::usage::dev_shm(dev_shm).unwrap_or_default();
+    let (lane_files, lane_bytes) = zshm::internal::lane::clean::dev_shm_usage(dev_shm);
     SoakSample {
         seconds,
         rss_bytes,

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use zshm::text::human_bytes;
+use zshm::internal::text::human_bytes;
 
 use super::plan::{Mode, Sweep};
 use super::result::CaseResult;

@@ -92,7 +92,7 @@ impl Remote {
             anyhow::bail!(
                 "node {} did not answer: no {name} service within {} (is the node running, in this domain?)",
                 self.target,
-                zshm::text::seconds(self.timeout)
+                zshm::internal::text::seconds(self.timeout)
             );
         }
         client

@@ -132,8 +132,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|p| (p.type_name.clone(), p.type_hash.clone())),
     };
     let (dds, hash) = announced.clone().unwrap_or_else(|| ("*".into(), "*".into()));
-    let mut info = super::endpoint_info(&node, EntityKind::Subscription, &args.topic, &dds, &hash)?;
-    info.qos = qos;
+    let info = node.endpoint(EntityKind::Subscription, &args.topic, (&dds, &hash), qos)?;
     let mut subscription = if qos.durability == Durability::TransientLocal {
         let Some((dds_name, hash)) = announced.clone() else {
             anyhow::bail!(crate::cli::FlagError(format!(

@@ -51,28 +51,6 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The token of a plain-bytes endpoint of `node` on `topic` with the type `dds_name`/`hash`:
-/// what rmw_zenoh announces for a publisher or subscription, so `ros2 topic info` and the
-/// matching rules see it.
-pub(crate) fn endpoint_info(
-    node: &zshm::ros::Node,
-    kind: zshm::ros::liveliness::EntityKind,
-    topic: &str,
-    dds_name: &str,
-    hash: &str,
-) -> anyhow::Result<zshm::ros::liveliness::EndpointInfo> {
-    use anyhow::Context;
-    Ok(zshm::ros::liveliness::EndpointInfo {
-        node: node.info().clone(),
-        id: node.session().next_entity_id(),
-        kind,
-        topic: node.expand_topic(topic).context("bad topic name")?,
-        type_name: dds_name.to_owned(),
-        type_hash: hash.to_owned(),
-        qos: zshm::ros::qos::QosProfile::default(),
-    })
-}
-
 /// The data key expression of an endpoint.
 pub(crate) fn data_key(
     info: &zshm::ros::liveliness::EndpointInfo,

@@ -436,7 +436,7 @@ impl LaneRoot {
     pub fn new(name: &str, uid: u32) -> Self {
         let path = format!("/tmp/zl-{}-{name}", std::process::id());
         assert!(
-            path.len() <= zshm::lane::domain::MAX_ROOT_LEN,
+            path.len() <= zshm::internal::lane::domain::MAX_ROOT_LEN,
             "{path} is too long"
         );
         Self { path, uid }
@@ -444,7 +444,7 @@ impl LaneRoot {
 
     /// The domain's files in /dev/shm now.
     pub fn dev_shm_files(&self) -> Vec<String> {
-        let prefix = zshm::lane::domain::prefix_of(self.uid, std::path::Path::new(&self.path));
+        let prefix = zshm::internal::lane::domain::prefix_of(self.uid, std::path::Path::new(&self.path));
         let mut files: Vec<String> = std::fs::read_dir("/dev/shm")
             .into_iter()
             .flatten()

@@ -47,7 +47,7 @@ impl Domain {
 impl Drop for Domain {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
-        let prefix = zshm::lane::domain::prefix(&self.root);
+        let prefix = zshm::internal::lane::domain::prefix(&self.root);
         for entry in std::fs::read_dir("/dev/shm").into_iter().flatten().flatten() {
             if entry.file_name().to_string_lossy().starts_with(&prefix) {
                 let _ = std::fs::remove_file(entry.path());

@@ -303,7 +303,7 @@ pub fn markdown(results: &[ServiceResult], command: &str) -> String {
         out.push_str(&format!(
             "| {} | {} | {} | {answered}{} | {} | {} |\n",
             mode_label(mode),
-            zshm::text::human_bytes(payload as u64),
+            zshm::internal::text::human_bytes(payload as u64),
             of_case.len(),
             if failed > 0 {
                 format!(" ({failed} failed)")

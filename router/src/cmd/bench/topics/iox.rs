@@ -26,9 +26,9 @@ fn new_node() -> anyhow::Result<iceoryx2::node::Node<ipc::Service>> {
     let env = zshm::config::Environment::from_process();
     let request = zshm::config::ConfigRequest::new(zshm::Role::Session);
     let shm = zshm::config::resolve(&request, &env)?.shm;
-    let root = zshm::lane::domain::settings(&env, &shm, false)?.root;
-    zshm::lane::domain::ensure_private_dir(&root)?;
-    let config = zshm::lane::domain::iceoryx2_config(&root)?;
+    let root = zshm::internal::lane::domain::settings(&env, &shm, false)?.root;
+    zshm::internal::lane::domain::ensure_private_dir(&root)?;
+    let config = zshm::internal::lane::domain::iceoryx2_config(&root)?;
     NodeBuilder::new()
         .config(&config)
         .signal_handling_mode(SignalHandlingMode::Disabled)
