@@ -108,7 +108,7 @@ pub const MAX_CLOUD_BYTES: u64 = 1 << 30;
 impl CloudArgs {
     /// Serialized point bytes of one cloud (24 B per point).
     pub fn data_bytes(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height) * zshm::tools::sim_camera::POINT_STEP as u64
+        u64::from(self.width) * u64::from(self.height) * zshm_ops::tools::sim_camera::POINT_STEP as u64
     }
 
     /// Refuses a width and height whose cloud exceeds [`MAX_CLOUD_BYTES`]: each flag is in range,

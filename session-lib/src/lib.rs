@@ -40,16 +40,15 @@
 //!
 //! Each module imports only from the modules listed before it (a test checks it against the
 //! table in docs/architecture.md): `text`, [`config`], [`stats`], `shm`, `lane`, `session`,
-//! [`raw`], [`msgs`], [`dynamic`], [`ros`], `telemetry`, `tools`; below them all, the wire
+//! [`raw`], [`msgs`], [`dynamic`], [`ros`]; below them all, the wire
 //! protocol of the `zshm-protocol` crate ([`cdr`], and in [`ros`] the names, key expressions,
 //! tokens, QoS, attachment and GIDs). `text`, `shm`, `lane` and `session` are private: what a
 //! node needs of them is re-exported here ([`Session`], [`ShmStatus`], [`LaneStatus`],
 //! [`LinkShmProblem`]).
 //!
-//! `telemetry` (the Prometheus exporter, per-link traffic) and `tools` (doctor, certificates,
-//! the soak, the latency probe, the simulated camera) serve the `zshm` program and the
-//! benchmarks, not nodes: they exist only with the feature `ops`, which the program turns on, so
-//! a node's build has neither them nor their Prometheus, TLS and netlink crates.
+//! The program's operations (the Prometheus exporter, the doctor, certificates, the soak, the
+//! latency probe, the simulated camera) are in their own crate, `zshm-ops`, which the `zshm`
+//! program uses: a node's build has neither them nor their Prometheus, TLS and netlink crates.
 
 #![deny(missing_docs)]
 
@@ -75,12 +74,6 @@ pub mod dynamic;
 
 pub mod ros;
 
-#[cfg(feature = "ops")]
-pub mod telemetry;
-
-#[cfg(feature = "ops")]
-pub mod tools;
-
 // The session and what it says about the paths a message can take. The modules behind them
 // (`session`, `shm`, `lane`, `text`) are private: their pools, segments, lane endpoints and
 // admin queries are how zshm works, not what a node uses.
@@ -89,9 +82,10 @@ pub use lane::{LaneStatus, LaneUnavailable};
 pub use session::{CloseError, LinkShmProblem, OpenError, Session, SessionBuilder};
 pub use shm::{ShmStatus, ShmUnavailable};
 
-/// Not the library's API: the few internals the `zshm` program, its benchmarks and zshm's own
-/// tests use (cleaning the lane's and zenoh's segments, /dev/shm usage, the lane's directory for
-/// the iceoryx2 baseline, the route report the bridge fills, text helpers). Hidden from the
+/// Not the library's API: the few internals the `zshm` program, its operations crate
+/// (`zshm-ops`: exporter, doctor), its benchmarks and zshm's own tests use (cleaning the lane's
+/// and zenoh's segments, /dev/shm usage, the lane's directory for the iceoryx2 baseline, node
+/// reports and admin-space queries, text helpers). Hidden from the
 /// documentation, with no stability promised, as zenoh keeps its own `internal` module for its
 /// plugins.
 #[doc(hidden)]
@@ -100,12 +94,14 @@ pub mod internal {
     pub mod lane {
         pub use crate::lane::{MAX_SUBSCRIBERS, clean, domain};
     }
-    /// zenoh's SHM segments and /dev/shm.
+    /// zenoh's SHM segments, /dev/shm, and zenoh's versions.
     pub mod shm {
-        pub use crate::shm::{RETRY_BUDGET, cleanup_orphaned_segments, preflight, usage};
+        pub use crate::shm::{RETRY_BUDGET, cleanup_orphaned_segments, compat, preflight, usage};
     }
-    /// What the session reports about a node's routes.
+    /// Each node's report, admin-space queries, a peer's zenoh version.
     pub mod session {
+        pub use crate::session::admin::query_all;
+        pub use crate::session::links::version_of;
         pub use crate::session::report;
     }
     /// Byte counts, durations and zenoh's error text, as zshm prints them.

@@ -20,8 +20,8 @@ use zshm::msgs::{Message, SensorMessage};
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, Sample, Subscription};
 use zshm::stats::histogram::LatencyHistogram;
-use zshm::tools::latency::{Observation, Probe, ProbeReport, StampVerdict, WindowReport};
-use zshm::tools::sim_camera::SimCamera;
+use zshm_ops::tools::latency::{Observation, Probe, ProbeReport, StampVerdict, WindowReport};
+use zshm_ops::tools::sim_camera::SimCamera;
 
 use crate::cli::{self, NodeArgs};
 use crate::support::out::outln;
@@ -325,7 +325,7 @@ async fn subscribe<T: SensorMessage>(
             if let Some(verify) = &verify
                 && (T::layout(view) != verify.layout
                     || !T::consistent(view)
-                    || zshm::tools::pattern::verify(T::data(view)).is_err())
+                    || zshm_ops::tools::pattern::verify(T::data(view)).is_err())
             {
                 verify.corrupt.fetch_add(1, Ordering::Relaxed);
             }
@@ -374,7 +374,7 @@ fn report_implausible(verdict: StampVerdict, latency_ns: i64) {
 fn print_report(args: &Args, node: &Node, topic: &str, report: &WindowReport, whole_run: Option<(u64, u64)>) {
     let final_summary = whole_run.is_some();
     if args.json {
-        let cpu = zshm::tools::usage::cpu_seconds();
+        let cpu = zshm_ops::tools::usage::cpu_seconds();
         let (before_first, network_before_shm) = whole_run.unwrap_or_default();
         let line = ProbeReport {
             zid: node.session().zid(),

@@ -18,7 +18,7 @@ use zshm::ros::qos::{History, QosProfile};
 use zshm::ros::{Node, Publisher};
 
 use crate::support::delivery::{Deliveries, DeliveryWatch};
-use zshm::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
+use zshm_ops::tools::sim_camera::{CameraCounts, CameraSummary, SimCamera};
 
 use crate::cli::{self, CloudArgs, FlagError, NodeArgs};
 use crate::support::out::outln;
@@ -264,7 +264,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         let summary = CameraSummary {
             counts: total,
             stats: node.session().stats().snapshot(),
-            cpu_seconds: zshm::tools::usage::cpu_seconds(),
+            cpu_seconds: zshm_ops::tools::usage::cpu_seconds(),
             shm_status: node.session().shm_status().to_string(),
             zenoh_dropped: deliveries
                 .processes
@@ -305,7 +305,7 @@ async fn publish_cloud(
 ) -> Result<bool, zshm::raw::PublishError> {
     let mut loan = publisher.loan(shape, camera.cloud_data_len()).await;
     if pattern {
-        zshm::tools::pattern::fill(loan.data_mut(), frame);
+        zshm_ops::tools::pattern::fill(loan.data_mut(), frame);
     } else {
         camera.fill_cloud(frame, loan.data_mut());
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use zshm::tools::certs::{CertPlan, generate};
+use zshm_ops::tools::certs::{CertPlan, generate};
 
 use crate::support::out::outln;
 

@@ -22,8 +22,8 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use zshm::internal::text::human_bytes;
-use zshm::tools::latency::{ProbeReport, Summary};
-use zshm::tools::sim_camera::CameraSummary;
+use zshm_ops::tools::latency::{ProbeReport, Summary};
+use zshm_ops::tools::sim_camera::CameraSummary;
 
 use crate::cli::{self, CloudArgs};
 use crate::support::children::{ChildProc, ChildRouter, Logs, PATIENCE, spawn, start_router, stop};

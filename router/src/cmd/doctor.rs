@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use zshm::config::Environment;
-use zshm::tools::doctor::{self, Severity};
+use zshm_ops::tools::doctor::{self, Severity};
 
 use crate::support::out::outln;
 

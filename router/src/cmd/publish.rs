@@ -1,4 +1,4 @@
-//! `zshm pub`: publishes `--count` verifiable payloads (see `zshm::tools::pattern`), through a
+//! `zshm pub`: publishes `--count` verifiable payloads (see `zshm_ops::tools::pattern`), through a
 //! loan filled in place (default) or a copy (`--copy`), then prints a JSON summary on stdout.
 //!
 //! After the last message it stays until the subscribers are gone (or `--wait` passes), so that
@@ -67,11 +67,11 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         let seq = published;
         if args.copy {
-            zshm::tools::pattern::fill(&mut scratch, seq);
+            zshm_ops::tools::pattern::fill(&mut scratch, seq);
             publisher.publish(&scratch).await?;
         } else {
             let mut loan = publisher.loan(size).await;
-            zshm::tools::pattern::fill(&mut loan, seq);
+            zshm_ops::tools::pattern::fill(&mut loan, seq);
             publisher.publish_loan(loan).await?;
         }
         published += 1;

@@ -45,7 +45,7 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (count, sink, notify) = (args.count, tally.clone(), done.clone());
     let subscription = session
         .declare_callback_subscription(&args.stream.key, Default::default(), move |sample| {
-            let verdict = zshm::tools::pattern::verify(sample.payload());
+            let verdict = zshm_ops::tools::pattern::verify(sample.payload());
             let mut tally = sink.lock().expect("no panics while holding the tally");
             tally.received += 1;
             tally.bytes += sample.payload().len() as u64;

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use zshm::telemetry::zenoh_stats::{LinkTraffic, own_link_traffic};
+use zshm_ops::telemetry::zenoh_stats::{LinkTraffic, own_link_traffic};
 
 /// How long this process's own statistics may take to read.
 const STATS_TIMEOUT: Duration = Duration::from_secs(2);

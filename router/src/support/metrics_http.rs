@@ -25,7 +25,7 @@ use axum::routing::get;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
-use zshm::telemetry::exporter::{CONTENT_TYPE as METRICS_CONTENT_TYPE, Exporter};
+use zshm_ops::telemetry::exporter::{CONTENT_TYPE as METRICS_CONTENT_TYPE, Exporter};
 
 use super::conn_guard::{Guard, Guarded};
 use super::{shutdown, status_page};

@@ -24,7 +24,7 @@ use zshm::raw::{RawCallbackSubscription, SubscriptionOptions};
 use zshm::ros::graph;
 use zshm::ros::keyexpr::ros_type_name;
 use zshm::ros::liveliness::EntityKind;
-use zshm::telemetry::exporter::{Exporter, QUERY_TIMEOUT};
+use zshm_ops::telemetry::exporter::{Exporter, QUERY_TIMEOUT};
 
 /// The page.
 pub const HTML: &str = include_str!("status_page.html");

@@ -293,7 +293,7 @@ def malformed(participant, args):
 
 
 def pattern(length, seq):
-    """zshm's verifiable payload (`zshm::tools::pattern`, which `cam-latency --verify` checks):
+    """zshm's verifiable payload (`zshm_ops::tools::pattern`, which `cam-latency --verify` checks):
     the sequence number, then SplitMix64 words seeded with it."""
     mask = (1 << 64) - 1
     state = seq ^ 0x5A5A5A5AD00DF00D

@@ -47,7 +47,7 @@ def say(*words):
 
 
 def pattern(length, seq):
-    """zshm's verifiable payload (`zshm::tools::pattern`, which `cam-latency --verify` checks):
+    """zshm's verifiable payload (`zshm_ops::tools::pattern`, which `cam-latency --verify` checks):
     the sequence number, then SplitMix64 words seeded with it (numpy: 7 MB in milliseconds)."""
     import numpy as np
     words = (length + 7) // 8

@@ -11,7 +11,7 @@ use zshm::msgs::sensor_msgs::msg::PointCloud2;
 use zshm::msgs::wall_clock_nanos;
 use zshm::raw::{PublisherOptions, RawPublisher};
 use zshm::ros::attachment::Attachment;
-use zshm::tools::sim_camera::SimCamera;
+use zshm_ops::tools::sim_camera::SimCamera;
 
 use crate::support::{Router, Spawn};
 

@@ -7,7 +7,7 @@ use zenoh::query::{ConsolidationMode, QueryTarget};
 
 /// Asks every node answering `selector` and returns their samples (an unanswered or failed
 /// query gives none: a scrape reports what it could gather).
-pub(crate) async fn query_all(
+pub async fn query_all(
     session: &zenoh::Session,
     selector: &str,
     timeout: Duration,

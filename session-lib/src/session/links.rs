@@ -201,7 +201,7 @@ pub(crate) async fn peer_zenoh_version(session: &zenoh::Session, zid: &str) -> O
 }
 
 /// The `version` of an admin-space reply (`{"zid": …, "version": "v1.8.0-… built with …", …}`).
-pub(crate) fn version_of(reply: &[u8]) -> Option<ZenohVersion> {
+pub fn version_of(reply: &[u8]) -> Option<ZenohVersion> {
     let json: serde_json::Value = serde_json::from_slice(reply).ok()?;
     ZenohVersion::parse(json.get("version")?.as_str()?)
 }

@@ -362,6 +362,7 @@ fn no_file_imports_a_sibling_that_imports_it_back() {
     let mut circles = Vec::new();
     for src in [
         "session-lib/src",
+        "ops/src",
         "protocol/src",
         "router/src",
         "rosidl/src",

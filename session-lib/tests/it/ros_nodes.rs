@@ -54,7 +54,7 @@ async fn point_cloud_of_4_mib_arrives_through_shm_as_a_borrowed_view() {
                 .iter()
                 .map(|f| (f.name.to_owned(), f.offset))
                 .collect();
-            let intact = zshm::tools::pattern::verify(view.data).ok();
+            let intact = zshm_ops::tools::pattern::verify(view.data).ok();
             let facts = (
                 received.sequence_number(),
                 received.is_shm(),
@@ -78,7 +78,7 @@ async fn point_cloud_of_4_mib_arrives_through_shm_as_a_borrowed_view() {
     for seq in 1..=5u64 {
         let mut loan = publisher.loan(&shape, (4 << 20) as usize).await;
         assert!(loan.is_shm());
-        zshm::tools::pattern::fill(loan.data_mut(), seq);
+        zshm_ops::tools::pattern::fill(loan.data_mut(), seq);
         loan.set_stamp(zshm::msgs::builtin_interfaces::msg::Time {
             sec: 7,
             nanosec: seq as u32,

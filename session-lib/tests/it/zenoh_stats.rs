@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use zshm::telemetry::zenoh_stats::own_link_traffic;
+use zshm_ops::telemetry::zenoh_stats::own_link_traffic;
 
 use crate::session_pair;
 

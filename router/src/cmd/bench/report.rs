@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use zshm::internal::text::human_bytes;
-use zshm::tools::latency::Summary;
+use zshm_ops::tools::latency::Summary;
 
 use super::plan::Sweep;
 use super::result::CaseResult;

@@ -2,7 +2,7 @@
 //! all its subscribers. Its own module so that the report writer and the targets both read it
 //! without importing each other.
 
-use zshm::tools::latency::Summary;
+use zshm_ops::tools::latency::Summary;
 
 use super::plan::Case;
 use super::shared::{PubReport, SubReport};

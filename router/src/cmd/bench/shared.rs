@@ -114,11 +114,11 @@ pub async fn publish_paced(
 ) -> anyhow::Result<PubReport> {
     // Burst keeps the average rate when a message was late (a benchmark compares rates).
     let mut ticker = Ticker::new(args.rate, MissedTickBehavior::Burst);
-    let mut cpu_start = zshm::tools::usage::cpu_seconds();
+    let mut cpu_start = zshm_ops::tools::usage::cpu_seconds();
     let mut published = 0;
     for i in 0..args.warmup + args.count {
         if i == args.warmup {
-            cpu_start = zshm::tools::usage::cpu_seconds();
+            cpu_start = zshm_ops::tools::usage::cpu_seconds();
         }
         // A signal ends the case early; the report says how many were measured.
         if shutdown::unless_signalled(ticker.tick()).await.is_none() {
@@ -129,8 +129,8 @@ pub async fn publish_paced(
     }
     Ok(PubReport {
         published,
-        cpu_seconds: zshm::tools::usage::cpu_seconds() - cpu_start,
-        peak_rss_bytes: zshm::tools::usage::peak_rss_bytes(),
+        cpu_seconds: zshm_ops::tools::usage::cpu_seconds() - cpu_start,
+        peak_rss_bytes: zshm_ops::tools::usage::peak_rss_bytes(),
     })
 }
 
@@ -176,7 +176,7 @@ impl Collector {
         }
         let report = &mut self.report;
         if report.received == 0 {
-            self.cpu_start = zshm::tools::usage::cpu_seconds();
+            self.cpu_start = zshm_ops::tools::usage::cpu_seconds();
             report.first_ns = arrival.at_ns;
         }
         report.received += 1;
@@ -191,11 +191,11 @@ impl Collector {
     pub fn finish(mut self) -> SubReport {
         self.report.lost = self.count.saturating_sub(self.report.received);
         self.report.cpu_seconds = if self.report.received > 0 {
-            zshm::tools::usage::cpu_seconds() - self.cpu_start
+            zshm_ops::tools::usage::cpu_seconds() - self.cpu_start
         } else {
             0.0
         };
-        self.report.peak_rss_bytes = zshm::tools::usage::peak_rss_bytes();
+        self.report.peak_rss_bytes = zshm_ops::tools::usage::peak_rss_bytes();
         self.report
     }
 }

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use zshm::tools::sim_camera::CameraSummary;
-use zshm::tools::soak::{ProbeLife, SoakReport, SoakSample};
+use zshm_ops::tools::sim_camera::CameraSummary;
+use zshm_ops::tools::soak::{ProbeLife, SoakReport, SoakSample};
 
 use crate::support::children::{ChildProc, Logs, PATIENCE, spawn, start_router, stop};
 use crate::support::out::outln;
@@ -63,7 +63,7 @@ impl Probe {
         let reader = tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                let Ok(report) = serde_json::from_str::<zshm::tools::latency::ProbeReport>(&line) else {
+                let Ok(report) = serde_json::from_str::<zshm_ops::tools::latency::ProbeReport>(&line) else {
                     continue;
                 };
                 let mut tally = sink.lock().unwrap_or_else(|p| p.into_inner());
@@ -109,7 +109,7 @@ impl Probe {
 fn sample(seconds: f64, pids: &[(&str, Option<u32>)]) -> SoakSample {
     let rss_bytes: BTreeMap<String, u64> = pids
         .iter()
-        .filter_map(|(role, pid)| Some(((*role).to_owned(), zshm::tools::usage::rss_bytes((*pid)?)?)))
+        .filter_map(|(role, pid)| Some(((*role).to_owned(), zshm_ops::tools::usage::rss_bytes((*pid)?)?)))
         .collect();
     let dev_shm = Path::new(zshm::internal::shm::preflight::DEV_SHM);
     let shm = zshm::internal::shm::usage::dev_shm(dev_shm).unwrap_or_default();

@@ -72,7 +72,7 @@ async fn a_zshm_subscriber_reads_the_publishers_lane_buffer_in_place_with_the_sa
     let _subscription = viewer
         .create_subscription::<PointCloud2>("/it/lane/points", QosProfile::keep_last(16), move |s| {
             let view = s.view();
-            let pattern = zshm::tools::pattern::verify(view.data).ok();
+            let pattern = zshm_ops::tools::pattern::verify(view.data).ok();
             let facts = (
                 s.sequence_number(),
                 s.publisher_gid(),
@@ -106,7 +106,7 @@ async fn a_zshm_subscriber_reads_the_publishers_lane_buffer_in_place_with_the_sa
     for seq in 1..=50i64 {
         let mut loan = publisher.loan(&shape, 1 << 16).await;
         assert!(loan.is_lane(), "written straight into the lane's buffer");
-        zshm::tools::pattern::fill(loan.data_mut(), seq as u64);
+        zshm_ops::tools::pattern::fill(loan.data_mut(), seq as u64);
         let before = wall_clock_nanos();
         publisher.publish_loan(loan).await.unwrap();
         let ((number, gid, stamp, path, pattern), len) = rx.recv_async().await.unwrap();

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
-use zshm::tools::latency::Summary;
+use zshm_ops::tools::latency::Summary;
 
 use super::super::plan::Mode;
 use super::super::spread::Spread;

@@ -241,7 +241,7 @@ pub async fn measure(
     let published = args.published();
     let tally = Tally::new(&args.read(), args.seconds);
     let deadline = Instant::now() + Duration::from_secs(WARMUP_SECONDS + args.seconds) + GRACE;
-    let cpu_start = zshm::tools::usage::cpu_seconds();
+    let cpu_start = zshm_ops::tools::usage::cpu_seconds();
     let (start, end) = (AtomicI64::new(0), AtomicI64::new(0));
     // A publisher that cannot keep up blocks in its loan or its put (a full pool, a full
     // queue); the node then stops publishing at the deadline, or on a signal, and reports what
@@ -276,7 +276,7 @@ pub async fn measure(
         latencies_ns: tally.latencies_ns,
         threads,
         rss_bytes,
-        cpu_seconds: zshm::tools::usage::cpu_seconds() - cpu_start,
+        cpu_seconds: zshm_ops::tools::usage::cpu_seconds() - cpu_start,
         window_start_ns,
         window_end_ns,
     };

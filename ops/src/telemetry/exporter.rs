@@ -3,7 +3,7 @@
 //!
 //! Sources, queried in parallel over the zenoh network the exporter's session is part of:
 //! zenoh's statistics of every node ([`super::zenoh_stats`]), the reports of zshm sessions
-//! ([`crate::session::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
+//! ([`zshm::internal::session::report`]), ROS node names from the liveliness tokens, and the host ([`super::host`]).
 //! Series of a node carry `zid`, `role` (router, peer, client), `node` (its ROS node names,
 //! comma-separated, empty when it has none) and `host` (the host name a zshm process reports;
 //! empty for other nodes).
@@ -15,10 +15,10 @@ use std::time::Duration;
 use prometheus::proto::{self, MetricFamily, MetricType};
 
 use super::{host, tcp_links, zenoh_stats};
-use crate::session::Session;
-use crate::session::report::{NodeReport, REPORT_PREFIX};
-use crate::stats::histogram::HistogramSnapshot;
-use crate::stats::{DropReason, LaneFallback, LinkShmCause, LoanFallback, QueueOverflow};
+use zshm::Session;
+use zshm::internal::session::report::{NodeReport, REPORT_PREFIX};
+use zshm::stats::histogram::HistogramSnapshot;
+use zshm::stats::{DropReason, LaneFallback, LinkShmCause, LoanFallback, QueueOverflow};
 
 /// How long a scrape waits for the nodes' answers.
 pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
@@ -38,7 +38,7 @@ impl Exporter {
     pub fn new(session: Session) -> Self {
         Self {
             session,
-            dev_shm: PathBuf::from(crate::shm::preflight::DEV_SHM),
+            dev_shm: PathBuf::from(zshm::internal::shm::preflight::DEV_SHM),
         }
     }
 
@@ -57,7 +57,7 @@ impl Exporter {
         let (stats, reports, graph, links) = tokio::join!(
             zenoh_stats::query(zenoh, QUERY_TIMEOUT),
             query_reports(zenoh),
-            crate::ros::graph::snapshot_once(&self.session, domain, QUERY_TIMEOUT),
+            zshm::ros::graph::snapshot_once(&self.session, domain, QUERY_TIMEOUT),
             tcp_links::query(zenoh, QUERY_TIMEOUT),
         );
         let mut names: HashMap<String, Vec<String>> = HashMap::default();
@@ -80,7 +80,7 @@ impl Exporter {
         let host_label = |zid: &str| hosts.get(zid).copied().unwrap_or_default();
 
         let mut out = Families::default();
-        let zenoh_version = crate::shm::compat::ZenohVersion::ours().to_string();
+        let zenoh_version = zshm::internal::shm::compat::ZenohVersion::ours().to_string();
         out.gauge(
             "zshm_build_info",
             "zshm build; the value is always 1.",
@@ -164,7 +164,7 @@ impl Exporter {
                 lo.tx_bytes as f64,
             );
         }
-        if let Some(shm) = crate::shm::usage::dev_shm(&self.dev_shm) {
+        if let Some(shm) = zshm::internal::shm::usage::dev_shm(&self.dev_shm) {
             out.gauge(
                 "zshm_dev_shm_size_bytes",
                 "Size of the /dev/shm filesystem.",
@@ -189,7 +189,7 @@ impl Exporter {
                 Vec::new(),
                 shm.zenoh_segments as f64,
             );
-            let (files, bytes) = crate::lane::clean::dev_shm_usage(&self.dev_shm);
+            let (files, bytes) = zshm::internal::lane::clean::dev_shm_usage(&self.dev_shm);
             out.gauge(
                 "zshm_dev_shm_lane_bytes",
                 "Bytes held in /dev/shm by the files of the same-host lane (every user's).",

@@ -16,8 +16,8 @@ mod security;
 
 use std::path::PathBuf;
 
-use crate::config::{self, ConfigError, Environment, ResolvedConfig};
-use crate::shm::preflight;
+use zshm::config::{self, ConfigError, Environment, ResolvedConfig};
+use zshm::internal::shm::preflight;
 
 use self::machine::{clock, dev_shm, domain_id, memlock, other_users, router_reachable, stale_segments};
 
@@ -127,7 +127,7 @@ fn config_check(name: &'static str, config: &Result<ResolvedConfig, ConfigError>
         Err(err) => Check::new(
             name,
             Severity::Fail,
-            crate::text::tidy(&err.to_string()),
+            zshm::internal::text::tidy(&err.to_string()),
             Some("correct the file or the variable named above".into()),
         ),
     }

@@ -175,7 +175,7 @@ pub fn translate(text: &str) -> Vec<Series> {
 /// a process that published nothing (a router forwarding others' messages), the bytes it wrote
 /// on its sockets stand for what it sent over the network, and what it sent through shared
 /// memory is left out (its sizes are unknown). Nothing when zenoh counted the bytes itself.
-pub fn derive_payload_bytes(series: &[Series], stats: &crate::stats::StatsSnapshot) -> Vec<Series> {
+pub fn derive_payload_bytes(series: &[Series], stats: &zshm::stats::StatsSnapshot) -> Vec<Series> {
     if series.iter().any(|s| s.family == "zshm_payload_bytes_total") {
         return Vec::new();
     }
@@ -381,8 +381,8 @@ zenoh_tx_network_message_total{local_id="97",local_whatami="peer",priority="data
     }
 
     /// A camera that published 77 clouds of 7,372,800 bytes through zenoh.
-    fn stats() -> crate::stats::StatsSnapshot {
-        crate::stats::StatsSnapshot {
+    fn stats() -> zshm::stats::StatsSnapshot {
+        zshm::stats::StatsSnapshot {
             published_shm_messages: 77,
             published_shm_bytes: 77 * 7_372_800,
             ..Default::default()

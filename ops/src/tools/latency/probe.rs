@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use super::{LossTracker, StampVerdict, Window, WindowReport};
-use crate::raw::DataPath;
-use crate::ros::gid::Gid;
+use zshm::raw::DataPath;
+use zshm::ros::gid::Gid;
 
 /// One received sample, measured in the subscriber's callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

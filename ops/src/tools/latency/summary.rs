@@ -25,7 +25,7 @@ impl Summary {
     /// Summarises `samples`; `None` when there are none.
     ///
     /// ```
-    /// let s = zshm::tools::latency::Summary::of(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    /// let s = zshm_ops::tools::latency::Summary::of(&[1.0, 2.0, 3.0, 4.0]).unwrap();
     /// assert_eq!((s.mean, s.min, s.max, s.p50), (2.5, 1.0, 4.0, 2.0));
     /// assert!((s.std - 1.118).abs() < 1e-3);
     /// ```

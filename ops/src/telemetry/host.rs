@@ -1,6 +1,6 @@
 //! The kernel's view of the traffic: loopback bytes (`/proc/net/dev`, what `iftop -i lo` shows)
 //! and the bytes of each TCP connection (sock_diag, what `ss -ti` shows). (`/dev/shm` usage is
-//! [`crate::shm::usage`].)
+//! [`zshm::internal::shm::usage`].)
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

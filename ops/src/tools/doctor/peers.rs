@@ -1,16 +1,16 @@
 //! The running processes' side of `zshm doctor`: which zenoh each process behind the router
-//! runs, read from its admin space, against this zshm's ([`crate::shm::compat`]). A process of
+//! runs, read from its admin space, against this zshm's ([`zshm::internal::shm::compat`]). A process of
 //! the other zenoh line cannot share memory with zshm's nodes, whatever both configs say.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::{Check, Severity};
-use crate::config::ResolvedConfig;
-use crate::ros::graph::Graph;
-use crate::ros::liveliness;
-use crate::session::links::version_of;
-use crate::shm::compat::{VersionMismatch, ZenohVersion};
+use zshm::config::ResolvedConfig;
+use zshm::internal::session::version_of;
+use zshm::internal::shm::compat::{VersionMismatch, ZenohVersion};
+use zshm::ros::graph::Graph;
+use zshm::ros::liveliness;
 
 const NAME: &str = "zenoh versions";
 
@@ -36,7 +36,7 @@ pub(super) async fn zenoh_versions(session: &ResolvedConfig, endpoint: &str) -> 
             Severity::Warn,
             format!(
                 "could not ask the processes behind {endpoint}: {}",
-                crate::text::tidy(&err.to_string())
+                zshm::internal::text::tidy(&err.to_string())
             ),
             None,
         ),

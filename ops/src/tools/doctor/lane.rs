@@ -4,14 +4,14 @@
 use std::path::Path;
 
 use super::{Check, Severity};
-use crate::config::{Environment, ResolvedConfig};
-use crate::text::human_bytes;
+use zshm::config::{Environment, ResolvedConfig};
+use zshm::internal::text::human_bytes;
 
 /// The same-host lane: on or off, and when on, whether this user can run it here.
 pub(super) fn lane(env: &Environment, session: &ResolvedConfig, dev_shm: &Path) -> Check {
-    use crate::lane::{clean, domain};
+    use zshm::internal::lane::{clean, domain};
     const NAME: &str = "local lane";
-    let fail = |reason: crate::lane::LaneUnavailable| {
+    let fail = |reason: zshm::LaneUnavailable| {
         Check::new(
             NAME,
             Severity::Fail,

@@ -8,10 +8,10 @@
 ///
 /// ```
 /// let mut buf = vec![0u8; 1000];
-/// zshm::tools::pattern::fill(&mut buf, 42);
-/// assert_eq!(zshm::tools::pattern::verify(&buf), Ok(42));
+/// zshm_ops::tools::pattern::fill(&mut buf, 42);
+/// assert_eq!(zshm_ops::tools::pattern::verify(&buf), Ok(42));
 /// buf[500] ^= 1;
-/// assert!(zshm::tools::pattern::verify(&buf).is_err());
+/// assert!(zshm_ops::tools::pattern::verify(&buf).is_err());
 /// ```
 pub fn fill(buf: &mut [u8], seq: u64) {
     let header = seq.to_le_bytes();

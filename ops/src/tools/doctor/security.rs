@@ -9,7 +9,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::Value;
 
 use super::{Check, Severity};
-use crate::config::{ResolvedConfig, Role};
+use zshm::config::{ResolvedConfig, Role};
 
 /// Certificates expiring sooner than this are worth a warning.
 const EXPIRY_WARNING: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -313,7 +313,7 @@ fn acl(name: &'static str, acl: &Value, enabled: bool, exposed: bool) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfigRequest, Environment, resolve};
+    use zshm::config::{ConfigRequest, Environment, resolve};
 
     fn router(overrides: &str) -> ResolvedConfig {
         let env = Environment::empty().with("ZENOH_CONFIG_OVERRIDE", overrides);

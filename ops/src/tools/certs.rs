@@ -9,10 +9,10 @@
 //! router it connects to; the common name is what the ACL's `cert_common_names` matches.
 //!
 //! ```no_run
-//! use zshm::tools::certs::{generate, CertPlan};
+//! use zshm_ops::tools::certs::{generate, CertPlan};
 //! let written = generate("certs".as_ref(), &CertPlan::default())?;
 //! println!("{} files", written.len());
-//! # Ok::<(), zshm::tools::certs::CertsError>(())
+//! # Ok::<(), zshm_ops::tools::certs::CertsError>(())
 //! ```
 
 use std::fs;

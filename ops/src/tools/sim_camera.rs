@@ -6,8 +6,8 @@
 //! data). The scene is a wall with a slow wave in front of which a ball moves, seen through a
 //! pinhole camera, so consecutive clouds differ and look plausible in RViz.
 
-use crate::msgs::sensor_msgs::msg::{Image, PointCloud2, PointField};
-use crate::msgs::std_msgs::msg::Header;
+use zshm::msgs::sensor_msgs::msg::{Image, PointCloud2, PointField};
+use zshm::msgs::std_msgs::msg::Header;
 
 /// Bytes per point of the default layout.
 pub const POINT_STEP: usize = 24;
@@ -42,7 +42,7 @@ impl SimCamera {
         self.width as usize * self.height as usize * 3
     }
 
-    /// Everything of a cloud but its data (for [`crate::ros::Publisher::loan`]).
+    /// Everything of a cloud but its data (for [`zshm::ros::Publisher::loan`]).
     pub fn cloud_shape(&self, frame_id: &str) -> PointCloud2 {
         PointCloud2 {
             header: Header {
@@ -147,7 +147,7 @@ pub struct CameraSummary {
     /// What was published.
     pub counts: CameraCounts,
     /// The session's counters.
-    pub stats: crate::stats::StatsSnapshot,
+    pub stats: zshm::stats::StatsSnapshot,
     /// CPU seconds the camera process used.
     pub cpu_seconds: f64,
     /// The session's shared-memory status in words (`on (...)`, or `off, ...` with the reason
@@ -165,7 +165,7 @@ pub struct CameraSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msgs::{LoanableMessage, Message};
+    use zshm::msgs::{LoanableMessage, Message};
 
     #[test]
     fn default_cloud_has_the_workshop_size() {

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::ros::gid::Gid;
+use zshm::ros::gid::Gid;
 
 /// Publishers tracked at once. A robot has a handful per topic; a peer making up a new GID for
 /// every sample must not make the tracker grow without bound.
@@ -29,7 +29,7 @@ impl LossTracker {
     /// Records one received sequence number; returns how many were lost right before it.
     ///
     /// ```
-    /// let mut t = zshm::tools::latency::LossTracker::default();
+    /// let mut t = zshm_ops::tools::latency::LossTracker::default();
     /// let gid = zshm::ros::gid::Gid::default();
     /// assert_eq!([1, 2, 5, 6].map(|s| t.record(gid, s)), [0, 0, 2, 0]);
     /// assert_eq!(t.lost(), 2);
@@ -84,7 +84,7 @@ impl LossTracker {
     /// must add to what it received. A forgotten publisher that comes back counts again.
     ///
     /// ```
-    /// let mut t = zshm::tools::latency::LossTracker::default();
+    /// let mut t = zshm_ops::tools::latency::LossTracker::default();
     /// let gid = zshm::ros::gid::Gid::default();
     /// t.record(gid, 4);
     /// t.record(gid, 5);

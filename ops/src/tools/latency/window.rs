@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Accumulator, Summary};
-use crate::raw::DataPath;
+use zshm::raw::DataPath;
 
 /// Latencies outside this range cannot come from a wall-clock stamp on a working system.
 pub const MAX_PLAUSIBLE: Duration = Duration::from_secs(60);

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Check, Severity};
-use crate::config::{self, Environment, ResolvedConfig};
-use crate::shm::preflight;
-use crate::text::human_bytes;
+use zshm::config::{self, Environment, ResolvedConfig};
+use zshm::internal::shm::preflight;
+use zshm::internal::text::human_bytes;
 
 pub(super) fn dev_shm(dir: &Path, pool: usize, wanted: bool) -> Check {
     const NAME: &str = "/dev/shm";
@@ -17,7 +17,7 @@ pub(super) fn dev_shm(dir: &Path, pool: usize, wanted: bool) -> Check {
     if let Err(reason) = preflight::check_dev_shm(dir, needed) {
         return Check::new(NAME, severity, reason.to_string(), Some(reason.remedy().into()));
     }
-    let usage = crate::shm::usage::dev_shm(dir).unwrap_or_default();
+    let usage = zshm::internal::shm::usage::dev_shm(dir).unwrap_or_default();
     let summary = format!(
         "{} ({} free); the pool needs {}",
         human_bytes(usage.size_bytes),
@@ -94,7 +94,7 @@ pub(super) fn stale_segments(dir: &Path) -> Check {
 pub(super) fn other_users(dir: &Path, wanted: bool) -> Check {
     const NAME: &str = "users sharing memory";
     let me = nix::unistd::geteuid().as_raw();
-    let others = crate::shm::usage::foreign_segment_owners(dir);
+    let others = zshm::internal::shm::usage::foreign_segment_owners(dir);
     if others.is_empty() || !wanted {
         return Check::new(
             NAME,
@@ -110,7 +110,7 @@ pub(super) fn other_users(dir: &Path, wanted: bool) -> Check {
             "segments of uid {others:?} are in /dev/shm: zenoh makes them private to their owner (mode 0600), so \
              their processes and this user's (uid {me}) exchange copies over TCP"
         ),
-        Some(crate::stats::LinkShmCause::OtherUser.remedy().into()),
+        Some(zshm::stats::LinkShmCause::OtherUser.remedy().into()),
     )
 }
 
