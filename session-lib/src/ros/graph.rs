@@ -236,12 +236,17 @@ async fn query_tokens(
     domain: u32,
     timeout: Duration,
 ) -> Result<BTreeSet<String>, zenoh::Error> {
-    let replies = session
-        .zenoh()
-        .liveliness()
-        .get(liveliness::domain_tokens(domain))
-        .timeout(timeout)
-        .await?;
+    tokens_under(session.zenoh(), &liveliness::domain_tokens(domain), timeout).await
+}
+
+/// The liveliness tokens alive under `key`, asked once (a query; [`GraphWatch`] follows them
+/// instead), on any zenoh session: the doctor asks a router with a client session of its own.
+pub async fn tokens_under(
+    session: &zenoh::Session,
+    key: &str,
+    timeout: Duration,
+) -> Result<BTreeSet<String>, zenoh::Error> {
+    let replies = session.liveliness().get(key).timeout(timeout).await?;
     let mut tokens = BTreeSet::new();
     while let Ok(reply) = replies.recv_async().await {
         if let Ok(sample) = reply.result() {
@@ -322,13 +327,26 @@ impl GraphWatch {
         key: impl Into<String>,
         on_change: impl Fn(&GraphEvent) + Send + Sync + 'static,
     ) -> Result<Self, zenoh::Error> {
+        Self::watch(session.zenoh(), key.into(), on_change).await
+    }
+
+    /// Watches the tokens under `key` on a plain zenoh session: for a program that runs one
+    /// beside zshm's, as `zshm bench` does to measure plain zenoh.
+    pub async fn on_zenoh(session: &zenoh::Session, key: impl Into<String>) -> Result<Self, zenoh::Error> {
+        Self::watch(session, key.into(), |_| {}).await
+    }
+
+    async fn watch(
+        session: &zenoh::Session,
+        key: String,
+        on_change: impl Fn(&GraphEvent) + Send + Sync + 'static,
+    ) -> Result<Self, zenoh::Error> {
         let live: Arc<Mutex<BTreeSet<String>>> = Arc::default();
         let changed = Arc::new(tokio::sync::Notify::new());
         let (tokens, notify) = (live.clone(), changed.clone());
         let subscriber = session
-            .zenoh()
             .liveliness()
-            .declare_subscriber(key.into())
+            .declare_subscriber(key)
             .history(true)
             .callback(move |sample| {
                 let event = GraphEvent {

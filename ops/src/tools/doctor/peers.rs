@@ -9,7 +9,7 @@ use super::{Check, Severity};
 use zshm::config::ResolvedConfig;
 use zshm::internal::session::version_of;
 use zshm::internal::shm::compat::{VersionMismatch, ZenohVersion};
-use zshm::ros::graph::Graph;
+use zshm::ros::graph::{self, Graph};
 use zshm::ros::liveliness;
 
 const NAME: &str = "zenoh versions";
@@ -73,18 +73,7 @@ async fn processes(session: &ResolvedConfig, endpoint: &str) -> Result<Vec<Proce
             },
         );
     }
-    if let Ok(replies) = zenoh
-        .liveliness()
-        .get(format!("{}/**", liveliness::PREFIX))
-        .timeout(TIMEOUT)
-        .await
-    {
-        let mut tokens = Vec::new();
-        while let Ok(reply) = replies.recv_async().await {
-            if let Ok(sample) = reply.into_result() {
-                tokens.push(sample.key_expr().as_str().to_owned());
-            }
-        }
+    if let Ok(tokens) = graph::tokens_under(&zenoh, &format!("{}/**", liveliness::PREFIX), TIMEOUT).await {
         for node in Graph::from_tokens(tokens.iter().map(String::as_str)).nodes {
             if let Some(process) = found.get_mut(&node.zid) {
                 process.nodes.push(node.fully_qualified_name());

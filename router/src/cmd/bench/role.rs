@@ -73,30 +73,10 @@ async fn zenoh_session(args: &RoleArgs) -> anyhow::Result<zenoh::Session> {
 
 /// Waits until `expected` subscribers announced themselves.
 async fn wait_for_subscribers(session: &zenoh::Session, args: &RoleArgs) -> anyhow::Result<()> {
-    let deadline = Instant::now() + args.timeout;
-    let selector = format!("zshm-bench/{}/sub/*", args.case);
     tracing::info!(case = %args.case, "waiting for the subscribers");
-    loop {
-        let replies = session
-            .liveliness()
-            .get(&selector)
-            .timeout(Duration::from_secs(1))
-            .await
-            .zenoh_context("cannot ask who is ready")?;
-        let mut count = 0;
-        while replies.recv_async().await.is_ok() {
-            count += 1;
-        }
-        if count >= args.subscribers {
-            return Ok(());
-        }
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "only {count} of {} subscribers appeared",
-            args.subscribers
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let key = format!("zshm-bench/{}/sub/*", args.case);
+    let expected = usize::try_from(args.subscribers).unwrap_or(usize::MAX);
+    super::shared::wait_for_tokens(session, key, expected, "subscribers", args.timeout).await
 }
 
 async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {

@@ -238,3 +238,29 @@ pub async fn implicit_shm_provider(
         }
     }
 }
+
+/// Waits until `expected` liveliness tokens are alive under `key` (the bench's processes
+/// announce themselves ready so), or fails after `timeout` saying how many came. It works on a
+/// plain zenoh session too: the plain-zenoh modes run no zshm session.
+pub async fn wait_for_tokens(
+    session: &zenoh::Session,
+    key: String,
+    expected: usize,
+    what: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    use crate::support::ZenohContext;
+    let watch = zshm::ros::graph::GraphWatch::on_zenoh(session, key)
+        .await
+        .zenoh_context("cannot watch the liveliness tokens")?;
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let count = watch.tokens().len();
+        if count >= expected {
+            return Ok(());
+        }
+        if tokio::time::timeout_at(deadline, watch.changed()).await.is_err() {
+            anyhow::bail!("only {count} of {expected} {what} appeared");
+        }
+    }
+}

@@ -227,26 +227,6 @@ async fn announce(
 
 /// Waits until every node of the case announced itself.
 async fn wait_for_nodes(session: &zenoh::Session, args: &NodeArgs) -> anyhow::Result<()> {
-    let deadline = Instant::now() + args.timeout;
-    let selector = format!("{}/node/*", args.prefix());
-    loop {
-        let replies = session
-            .liveliness()
-            .get(&selector)
-            .timeout(Duration::from_secs(1))
-            .await
-            .zenoh_context("cannot ask which nodes are up")?;
-        let mut count = 0;
-        while replies.recv_async().await.is_ok() {
-            count += 1;
-        }
-        if count >= NODES {
-            return Ok(());
-        }
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "only {count} of {NODES} nodes appeared"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let key = format!("{}/node/*", args.prefix());
+    super::super::shared::wait_for_tokens(session, key, NODES, "nodes", args.timeout).await
 }
