@@ -8,7 +8,7 @@
 ///
 /// ```
 /// let raw = r#"Str("unknown key") at /root/.cargo/registry/src/x/zenoh-1.10.2/src/api/config.rs:86."#;
-/// assert_eq!(zshm::text::tidy(raw), "unknown key");
+/// assert_eq!(zshm::internal::text::tidy(raw), "unknown key");
 /// ```
 pub fn tidy(raw: &str) -> String {
     let mut text = raw.trim().to_owned();

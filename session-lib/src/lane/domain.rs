@@ -58,7 +58,7 @@ pub struct LaneSettings {
 /// use zshm::config::{Environment, ConfigRequest, Role, resolve};
 /// let env = Environment::empty().with("ZSHM_LANE", "off");
 /// let shm = resolve(&ConfigRequest::new(Role::Session), &env).unwrap().shm;
-/// let lane = zshm::lane::domain::settings(&env, &shm, false).unwrap();
+/// let lane = zshm::internal::lane::domain::settings(&env, &shm, false).unwrap();
 /// assert_eq!(lane.off.unwrap().label(), "disabled_by_env");
 /// ```
 pub fn settings(env: &Environment, shm: &ShmSettings, no_lane: bool) -> Result<LaneSettings, ConfigError> {

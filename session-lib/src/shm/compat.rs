@@ -66,7 +66,7 @@ impl ZenohVersion {
     /// `v1.8.0-2687c513… built with rustc …`. `None` for anything else.
     ///
     /// ```
-    /// use zshm::shm::compat::ZenohVersion;
+    /// use zshm::internal::shm::compat::ZenohVersion;
     /// let v = ZenohVersion::parse("v1.8.0-2687c513 built with rustc 1.93.0").unwrap();
     /// assert_eq!((v.major, v.minor, v.patch), (1, 8, 0));
     /// assert_eq!(ZenohVersion::parse("not a version"), None);

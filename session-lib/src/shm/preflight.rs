@@ -32,7 +32,7 @@ pub fn bytes_needed(pool_size: usize) -> u64 {
 /// Runs every check against `dev_shm` for a pool of `pool_size` bytes.
 ///
 /// ```
-/// use zshm::shm::preflight::check;
+/// use zshm::internal::shm::preflight::check;
 /// // A directory that does not exist can never hold a pool.
 /// assert!(check("/nonexistent/zshm".as_ref(), 1 << 20).is_err());
 /// ```
