@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use self::plan::{Case, Mode, PAYLOADS, Plan, SUBSCRIBERS, Sweep};
+use self::plan::{Case, FAN_OUT, Mode, PAYLOADS, Plan, Sweep};
 use self::result::CaseResult;
 use self::shared::{PubReport, SubReport};
 use crate::cli;
@@ -54,14 +54,19 @@ pub struct Args {
     /// Only these payload sizes in bytes (comma-separated, 16 B to 1 GiB).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(16..=(1 << 30)))]
     pub payloads: Vec<u64>,
-    /// Only these sweeps (comma-separated; default: payload, subscribers and throughput; the
-    /// topics and service sweeps run only when named).
+    /// Only these sweeps (comma-separated; default: payload, fan-out and throughput; the
+    /// topics, subscribers and service sweeps run only when named).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub sweeps: Vec<Sweep>,
     /// Topic counts of the topics sweep (comma-separated; default 10,25,50,100,200).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub topics: Vec<u64>,
-    /// Measured seconds of each case of the topics sweep (after 2 s of warm-up).
+    /// Subscriber counts of the subscribers sweep (comma-separated, 1 to 32; default
+    /// 1,2,4,8,16,32).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=topics::layout::MAX_SUBSCRIBERS as u64))]
+    pub subscribers: Vec<u64>,
+    /// Measured seconds of each case of the topics and subscribers sweeps (after 2 s of
+    /// warm-up).
     #[arg(long, default_value = "5", value_parser = clap::value_parser!(u64).range(1..=600))]
     pub seconds: u64,
     /// Soak instead of sweeping: run this many seconds (7 MB clouds at 15 Hz, two subscribers,
@@ -99,10 +104,11 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let plan = plan_from(args);
     let cases = plan.cases();
-    let topics_plan = topics_plan_from(args);
-    let topics_cases = topics_plan
-        .as_ref()
-        .map_or_else(Vec::new, topics::TopicsPlan::cases);
+    let topics_plans: Vec<topics::TopicsPlan> = [topics::Axis::Topics, topics::Axis::Subscribers]
+        .into_iter()
+        .filter_map(|axis| topics_plan_from(args, axis))
+        .collect();
+    let topics_cases: Vec<_> = topics_plans.iter().flat_map(topics::TopicsPlan::cases).collect();
     let service_plan = service_plan_from(args);
     let service_cases = service_plan
         .as_ref()
@@ -139,16 +145,12 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let mut topics_results = Vec::new();
     for (index, case) in topics_cases.iter().enumerate() {
-        progress.set_message(format!(
-            "round {} {} T={}",
-            case.round + 1,
-            case.mode,
-            case.topics
-        ));
+        let point = format!("{}={}", case.axis.symbol(), case.x());
+        progress.set_message(format!("round {} {} {point}", case.round + 1, case.mode));
         let id = format!("k{index}p{}", std::process::id());
         let result = topics::run_case(&exe, &locator, &id, case).await;
         if let Some(error) = &result.error {
-            progress.println(format!("{} T={}: {error}", case.mode, case.topics));
+            progress.println(format!("{} {point}: {error}", case.mode));
         }
         topics_results.push(result);
         progress.inc(1);
@@ -185,11 +187,18 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
             "results.md, results.csv, results.json, latency_vs_payload.svg, latency_vs_subscribers.svg",
         );
     }
-    if topics_plan.is_some() {
-        let markdown = topics::write_all(&args.out, &topics_results, &command)?;
+    let mut topics_files = Vec::new();
+    for plan in &topics_plans {
+        let results: Vec<_> = topics_results
+            .iter()
+            .filter(|r: &&topics::report::TopicsResult| r.case.axis == plan.axis)
+            .cloned()
+            .collect();
+        let markdown = topics::write_all(&args.out, plan.axis, &results, &command)?;
         outln!("{markdown}");
-        files.push("topics.md, topics.csv, topics.json, topics_p999.svg, topics_cpu.svg");
+        topics_files.push(topics::files(plan.axis));
     }
+    files.extend(topics_files.iter().map(String::as_str));
     if service_plan.is_some() {
         let markdown = service::write_all(&args.out, &service_results, &command)?;
         outln!("{markdown}");
@@ -199,9 +208,17 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The topics sweep, when `--sweeps` names it.
-fn topics_plan_from(args: &Args) -> Option<topics::TopicsPlan> {
-    if !args.sweeps.contains(&Sweep::Topics) {
+/// The topics or subscribers sweep, when `--sweeps` names it.
+fn topics_plan_from(args: &Args, axis: topics::Axis) -> Option<topics::TopicsPlan> {
+    let (sweep, given, default) = match axis {
+        topics::Axis::Topics => (Sweep::Topics, &args.topics, &topics::layout::TOPIC_COUNTS[..]),
+        topics::Axis::Subscribers => (
+            Sweep::Subscribers,
+            &args.subscribers,
+            &topics::layout::SUBSCRIBER_COUNTS[..],
+        ),
+    };
+    if !args.sweeps.contains(&sweep) {
         return None;
     }
     let modes = if args.modes.is_empty() {
@@ -209,14 +226,15 @@ fn topics_plan_from(args: &Args) -> Option<topics::TopicsPlan> {
     } else {
         args.modes.clone()
     };
-    let counts = if args.topics.is_empty() {
-        topics::layout::TOPIC_COUNTS.to_vec()
+    let points = if given.is_empty() {
+        default.to_vec()
     } else {
-        args.topics.iter().map(|&t| t as usize).collect()
+        given.iter().map(|&x| x as usize).collect()
     };
     Some(topics::TopicsPlan {
+        axis,
         modes,
-        topics: counts,
+        points,
         rounds: args.rounds.map_or(if args.quick { 1 } else { 3 }, |r| r as usize),
         seconds: args.seconds,
     })
@@ -260,7 +278,7 @@ fn plan_from(args: &Args) -> Plan {
         Plan {
             modes,
             payloads: vec![64, 4 << 10, 64 << 10],
-            subscribers: vec![1, 2],
+            fan_out: vec![1, 2],
             rate: 100.0,
             count: 50,
             throughput: true,
@@ -271,7 +289,7 @@ fn plan_from(args: &Args) -> Plan {
         Plan {
             modes,
             payloads: PAYLOADS.to_vec(),
-            subscribers: SUBSCRIBERS.to_vec(),
+            fan_out: FAN_OUT.to_vec(),
             rate: args.rate,
             count: 300,
             throughput: true,
@@ -293,8 +311,8 @@ fn plan_from(args: &Args) -> Plan {
     }
     if !args.sweeps.is_empty() {
         plan.payload_sweep = args.sweeps.contains(&Sweep::Payload);
-        if !args.sweeps.contains(&Sweep::Subscribers) {
-            plan.subscribers.clear();
+        if !args.sweeps.contains(&Sweep::FanOut) {
+            plan.fan_out.clear();
         }
         plan.throughput = args.sweeps.contains(&Sweep::Throughput);
     }

@@ -84,7 +84,11 @@ impl fmt::Display for Mode {
 pub enum Sweep {
     /// Latency against payload size, one subscriber.
     Payload,
-    /// Latency against the number of subscribers.
+    /// Latency against the number of subscribers of one 4 MiB topic at 30 Hz.
+    #[serde(rename = "fan-out")]
+    FanOut,
+    /// The topics sweep's workload at T = 10 against the subscribers of each topic, S = 1 to
+    /// 32 (only when asked for: it takes minutes).
     Subscribers,
     /// As many messages as the path carries.
     Throughput,
@@ -129,8 +133,8 @@ pub const PAYLOADS: [usize; 9] = [
     4 << 20,
     16 << 20,
 ];
-/// The subscriber axis.
-pub const SUBSCRIBERS: [usize; 5] = [1, 2, 4, 8, 16];
+/// The subscriber axis of the fan-out sweep.
+pub const FAN_OUT: [usize; 5] = [1, 2, 4, 8, 16];
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -139,8 +143,8 @@ pub struct Plan {
     pub modes: Vec<Mode>,
     /// Payload sizes.
     pub payloads: Vec<usize>,
-    /// Subscriber counts (at 4 MiB, 30 Hz).
-    pub subscribers: Vec<usize>,
+    /// Subscriber counts of the fan-out sweep (at 4 MiB, 30 Hz).
+    pub fan_out: Vec<usize>,
     /// Rate of the payload sweep.
     pub rate: f64,
     /// Messages per case.
@@ -158,7 +162,7 @@ impl Plan {
     /// runs in interleaved rounds (every mode at every size, then all of it again), so that a
     /// slow minute of a shared machine slows one round of every mode rather than all rounds of
     /// one; a ratio is then taken per round and judged on its median ([`super::spread`]). The
-    /// subscriber and throughput sweeps run once, after the rounds.
+    /// fan-out and throughput sweeps run once, after the rounds.
     pub fn cases(&self) -> Vec<Case> {
         let warmup = 10;
         let mut cases = Vec::new();
@@ -184,11 +188,11 @@ impl Plan {
             .copied()
             .filter(|m| matches!(m, Mode::Tcp | Mode::ShmLoan | Mode::Lane))
             .collect();
-        for &subscribers in &self.subscribers {
+        for &subscribers in &self.fan_out {
             for &mode in &fan_out_modes {
                 // The "16 subscribers x 4 MiB at 30 Hz, nothing lost" target.
                 cases.push(Case {
-                    sweep: Sweep::Subscribers,
+                    sweep: Sweep::FanOut,
                     mode,
                     payload: 4 << 20,
                     subscribers,
@@ -227,7 +231,7 @@ mod tests {
         Plan {
             modes: vec![Mode::ShmLoan, Mode::ZenohShm, Mode::Iceoryx2],
             payloads: vec![64, 4 << 20],
-            subscribers: vec![],
+            fan_out: vec![],
             rate: 100.0,
             count: 10,
             throughput: false,

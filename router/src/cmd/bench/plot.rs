@@ -37,8 +37,8 @@ pub(super) fn write_all(dir: &Path, results: &[CaseResult]) -> anyhow::Result<()
     plot(
         dir.join("latency_vs_subscribers.svg").as_path(),
         results,
-        Sweep::Subscribers,
-        "p50 latency vs subscribers (4 MiB, 30 Hz)",
+        Sweep::FanOut,
+        "p50 latency vs subscribers of one topic (4 MiB, 30 Hz)",
         "subscribers",
         |r| r.case.subscribers as f64,
     )

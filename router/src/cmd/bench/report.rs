@@ -104,7 +104,10 @@ fn markdown(results: &[CaseResult], command: &str, targets: &str) -> String {
     );
     for (sweep, title) in [
         (Sweep::Payload, "Latency against payload (1 subscriber)"),
-        (Sweep::Subscribers, "Latency against subscribers (4 MiB, 30 Hz)"),
+        (
+            Sweep::FanOut,
+            "Fan-out: latency against the subscribers of one topic (4 MiB, 30 Hz)",
+        ),
         (
             Sweep::Throughput,
             "Throughput (as fast as possible, 1 subscriber)",

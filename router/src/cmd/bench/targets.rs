@@ -160,7 +160,7 @@ pub(super) fn table(results: &[CaseResult]) -> String {
         }),
         |r| r >= 20.0,
     );
-    let fan = |n| find(results, Sweep::Subscribers, Mode::Lane, MIB4, n);
+    let fan = |n| find(results, Sweep::FanOut, Mode::Lane, MIB4, n);
     let p99 = |r: &CaseResult| r.latency_us.map(|l| l.p99);
     let fan_out = fan(16).zip(fan(1)).and_then(|(many, one)| {
         let growth = p99(many)? / p99(one)?;
@@ -196,7 +196,7 @@ pub(super) fn table(results: &[CaseResult]) -> String {
         between.map(|s| format!("{:.2} ({:.2}–{:.2})", s.median, s.min, s.max)),
         between.map(|s| (0.0..=1.0).contains(&s.median)),
     );
-    let fan_out = find(results, Sweep::Subscribers, Mode::ShmLoan, MIB4, 16);
+    let fan_out = find(results, Sweep::FanOut, Mode::ShmLoan, MIB4, 16);
     t.row(
         "16 subscribers × 4 MiB at 30 Hz through zenoh's SHM: nothing lost",
         fan_out.map(|r| format!("{} lost of {}", r.lost, r.case.count * 16)),

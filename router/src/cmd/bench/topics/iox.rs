@@ -52,7 +52,9 @@ fn data_service(
         node.service_builder(&name)
             .publish_subscribe::<[u8]>()
             .max_publishers(1)
-            .max_subscribers(8)
+            .max_subscribers(topic.subscribers.len())
+            // iceoryx2's default of 20 nodes per service is below S = 32.
+            .max_nodes(topic.subscribers.len() + 1)
             .subscriber_max_buffer_size(16)
             .history_size(0)
             .open_or_create()
@@ -71,8 +73,9 @@ fn event_service(
     retry(|| {
         node.service_builder(&name)
             .event()
-            .max_notifiers(32)
+            .max_notifiers(args.workload().nodes())
             .max_listeners(2)
+            .max_nodes(args.workload().nodes())
             .open_or_create()
             .map_err(iox("event"))
     })

@@ -1,7 +1,8 @@
-//! `zshm bench --sweeps topics`: a robot-sized workload (see [`layout`]) in each mode, at each
-//! topic count, in interleaved rounds. For each case the bench starts the 10 node processes
-//! (`zshm bench-node`), samples the whole machine's CPU (/proc/stat) and /dev/shm while they
-//! run, reads back each node's report, then stops them all.
+//! `zshm bench --sweeps topics` and `--sweeps subscribers`: a robot-sized workload (see
+//! [`layout`]) in each mode, at each topic count or each subscriber count, in interleaved
+//! rounds. For each case the bench starts the node processes (`zshm bench-node`), samples the
+//! whole machine's CPU (/proc/stat) and /dev/shm while they run, reads back each node's report,
+//! then stops them all.
 
 mod iox;
 pub mod layout;
@@ -19,7 +20,8 @@ use anyhow::Context;
 
 pub use self::shared::NodeArgs;
 
-use self::layout::{NODES, WARMUP_SECONDS};
+use self::layout::WARMUP_SECONDS;
+pub use self::report::Axis;
 use self::report::{TopicsCase, TopicsResult};
 use self::shared::{GRACE, NodeReport, mono_ns};
 use super::plan::Mode;
@@ -27,6 +29,7 @@ use crate::support::children::{ChildProc, Logs, interrupt, line_matching_within,
 
 /// Runs one node process (`zshm bench-node`).
 pub async fn run_node(args: NodeArgs) -> anyhow::Result<ExitCode> {
+    args.check()?;
     let node = async {
         match args.mode {
             Mode::Iceoryx2 => iox::node(&args).await,
@@ -51,13 +54,15 @@ pub const MODES: [Mode; 5] = [
     Mode::Iceoryx2,
 ];
 
-/// What the topics sweep runs.
+/// What the topics or subscribers sweep runs.
 #[derive(Debug, Clone)]
 pub struct TopicsPlan {
+    /// What it varies.
+    pub axis: Axis,
     /// Modes, in the order each round runs them.
     pub modes: Vec<Mode>,
-    /// Topic counts.
-    pub topics: Vec<usize>,
+    /// The points of the axis: topic counts or subscriber counts.
+    pub points: Vec<usize>,
     /// Rounds (at least 1).
     pub rounds: usize,
     /// Measured seconds per case.
@@ -65,19 +70,14 @@ pub struct TopicsPlan {
 }
 
 impl TopicsPlan {
-    /// Every case in the order they run: each round runs every topic count in every mode, the
-    /// modes of one count side by side, so a ratio between modes is taken within a round.
+    /// Every case in the order they run: each round runs every point in every mode, the modes
+    /// of one point side by side, so a ratio between modes is taken within a round.
     pub fn cases(&self) -> Vec<TopicsCase> {
         let mut cases = Vec::new();
         for round in 0..self.rounds.max(1) {
-            for &topics in &self.topics {
+            for &x in &self.points {
                 for &mode in &self.modes {
-                    cases.push(TopicsCase {
-                        mode,
-                        topics,
-                        round,
-                        seconds: self.seconds,
-                    });
+                    cases.push(TopicsCase::new(self.axis, mode, x, round, self.seconds));
                 }
             }
         }
@@ -103,8 +103,11 @@ async fn measure_case(
     id: &str,
     case: &TopicsCase,
 ) -> anyhow::Result<TopicsResult> {
-    let (topics, seconds, timeout) = (
-        case.topics.to_string(),
+    let workload = case.workload();
+    let (topics, subscribers, cloud_subscribers, seconds, timeout) = (
+        workload.topics.to_string(),
+        workload.subscribers.to_string(),
+        workload.cloud_subscribers.to_string(),
         case.seconds.to_string(),
         SETUP.as_secs().to_string(),
     );
@@ -135,7 +138,7 @@ async fn measure_case(
         })
     };
     let mut nodes: Vec<ChildProc> = Vec::new();
-    let spawned = (0..NODES).try_for_each(|index| {
+    let spawned = (0..workload.nodes()).try_for_each(|index| {
         let index = index.to_string();
         let args = [
             "bench-node",
@@ -147,6 +150,10 @@ async fn measure_case(
             &index,
             "--topics",
             &topics,
+            "--subscribers",
+            &subscribers,
+            "--cloud-subscribers",
+            &cloud_subscribers,
             "--seconds",
             &seconds,
             "-e",
@@ -185,9 +192,9 @@ async fn measure_case(
     let reports = reports?;
     let expected: u64 = reports.iter().map(|r| r.expected).sum();
     anyhow::ensure!(
-        expected == layout::expected(case.topics, case.seconds),
+        expected == workload.expected(case.seconds),
         "the nodes expected {expected} messages, the layout says {}",
-        layout::expected(case.topics, case.seconds)
+        workload.expected(case.seconds)
     );
     let start = reports.iter().map(|r| r.window_start_ns).max().unwrap_or(0);
     let end = reports.iter().map(|r| r.window_end_ns).min().unwrap_or(0);
@@ -272,12 +279,19 @@ fn dev_shm_bytes() -> u64 {
     })
 }
 
-/// Writes the sweep's files: topics.md, topics.csv, topics.json, topics_p999.svg and
-/// topics_cpu.svg; returns the Markdown.
-pub fn write_all(dir: &Path, results: &[TopicsResult], command: &str) -> anyhow::Result<String> {
-    let markdown = report::write_all(dir, results, command)?;
-    plot::write_all(dir, results)?;
+/// Writes the sweep's files (for the topics sweep: topics.md, topics.csv, topics.json,
+/// topics_p50.svg, topics_p999.svg and topics_cpu.svg; `subscribers.*` for the subscribers
+/// sweep); returns the Markdown.
+pub fn write_all(dir: &Path, axis: Axis, results: &[TopicsResult], command: &str) -> anyhow::Result<String> {
+    let markdown = report::write_all(dir, axis, results, command)?;
+    plot::write_all(dir, axis, results)?;
     Ok(markdown)
+}
+
+/// The files [`write_all`] writes, for the summary line.
+pub fn files(axis: Axis) -> String {
+    let n = axis.name();
+    format!("{n}.md, {n}.csv, {n}.json, {n}_p50.svg, {n}_p999.svg, {n}_cpu.svg")
 }
 
 #[cfg(test)]
@@ -287,8 +301,9 @@ mod tests {
     #[test]
     fn rounds_run_every_mode_of_a_topic_count_side_by_side() {
         let plan = TopicsPlan {
+            axis: Axis::Topics,
             modes: vec![Mode::Lane, Mode::Iceoryx2],
-            topics: vec![10, 50],
+            points: vec![10, 50],
             rounds: 2,
             seconds: 1,
         };

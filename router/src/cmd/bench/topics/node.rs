@@ -16,7 +16,6 @@ use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
 use super::super::shared::cloud_shape;
-use super::layout::NODES;
 use super::shared::{Delivery, NodeArgs, measure, mono_ns};
 use crate::support::{ZenohContext, shutdown};
 
@@ -228,5 +227,6 @@ async fn announce(
 /// Waits until every node of the case announced itself.
 async fn wait_for_nodes(session: &zenoh::Session, args: &NodeArgs) -> anyhow::Result<()> {
     let key = format!("{}/node/*", args.prefix());
-    super::super::shared::wait_for_tokens(session, key, NODES, "nodes", args.timeout).await
+    let nodes = args.workload().nodes();
+    super::super::shared::wait_for_tokens(session, key, nodes, "nodes", args.timeout).await
 }

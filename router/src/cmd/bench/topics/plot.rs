@@ -1,5 +1,6 @@
-//! The topics sweep's SVG plots: p99.9 latency and machine CPU against the topic count, one line
-//! per mode, each point the median of its rounds; a mode's lossy cases are drawn hollow.
+//! The topics and subscribers sweeps' SVG plots: p99.9 latency and the node processes' own CPU
+//! against the topic count or the subscriber count, one line per mode, each point the median of
+//! its rounds; a mode's lossy cases are drawn hollow.
 
 use std::path::Path;
 
@@ -9,25 +10,44 @@ use plotters::prelude::*;
 use super::super::plan::Mode;
 use super::super::plot::COLORS;
 use super::super::spread::Spread;
-use super::report::TopicsResult;
+use super::report::{Axis, TopicsResult};
 
-/// Writes topics_p999.svg and topics_cpu.svg.
-pub fn write_all(dir: &Path, results: &[TopicsResult]) -> anyhow::Result<()> {
+/// Writes `<axis>_p50.svg`, `<axis>_p999.svg` and `<axis>_cpu.svg`.
+pub fn write_all(dir: &Path, axis: Axis, results: &[TopicsResult]) -> anyhow::Result<()> {
+    let (name, x_label) = match axis {
+        Axis::Topics => ("topics", "topics (T)"),
+        Axis::Subscribers => ("subscribers", "subscribers per topic (S)"),
+    };
+    let workload = match axis {
+        Axis::Topics => "10 nodes, 2 subscribers per topic, 100 Hz, + 2 MiB at 10 Hz",
+        Axis::Subscribers => "T = 10 at 100 Hz + 2 MiB at 10 Hz",
+    };
     plot(
-        &dir.join("topics_p999.svg"),
+        &dir.join(format!("{name}_p50.svg")),
         results,
-        "p99.9 latency vs topics (10 nodes, 100 Hz, + 2 MiB at 10 Hz)",
+        &format!("p50 latency vs {name} ({workload})"),
+        x_label,
+        "p50 latency (µs)",
+        true,
+        |r| r.latency_us.map(|l| l.p50),
+    )?;
+    plot(
+        &dir.join(format!("{name}_p999.svg")),
+        results,
+        &format!("p99.9 latency vs {name} ({workload})"),
+        x_label,
         "p99.9 latency (µs)",
         true,
         |r| r.latency_us.map(|l| l.p999),
     )?;
     plot(
-        &dir.join("topics_cpu.svg"),
+        &dir.join(format!("{name}_cpu.svg")),
         results,
-        "machine CPU vs topics (% of all cores)",
-        "machine CPU (%)",
+        &format!("the nodes' own CPU vs {name} (cores)"),
+        x_label,
+        "node processes' CPU (cores)",
         false,
-        |r| r.machine_cpu_percent,
+        |r| Some(r.nodes_cpu_cores),
     )
 }
 
@@ -35,23 +55,24 @@ fn plot(
     path: &Path,
     results: &[TopicsResult],
     title: &str,
+    x_label: &str,
     y_label: &str,
     log_y: bool,
     y_of: fn(&TopicsResult) -> Option<f64>,
 ) -> anyhow::Result<()> {
-    // (mode, T, median over rounds, held without loss in every round)
+    // (mode, point, median over rounds, held without loss in every round)
     let mut points: Vec<(Mode, f64, f64, bool)> = Vec::new();
-    let mut keys: Vec<(Mode, usize)> = results.iter().map(|r| (r.case.mode, r.case.topics)).collect();
+    let mut keys: Vec<(Mode, usize)> = results.iter().map(|r| (r.case.mode, r.case.x())).collect();
     keys.sort();
     keys.dedup();
-    for (mode, topics) in keys {
+    for (mode, x) in keys {
         let runs: Vec<&TopicsResult> = results
             .iter()
-            .filter(|r| r.case.mode == mode && r.case.topics == topics)
+            .filter(|r| r.case.mode == mode && r.case.x() == x && r.error.is_none())
             .collect();
         if let Some(median) = Spread::of(runs.iter().filter_map(|r| y_of(r))) {
             let lossless = runs.iter().all(|r| r.lossless());
-            points.push((mode, topics as f64, median.median.max(0.1), lossless));
+            points.push((mode, x as f64, median.median.max(0.01), lossless));
         }
     }
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
@@ -91,7 +112,7 @@ fn plot(
             let mut chart = $chart.context("cannot draw the plot")?;
             chart
                 .configure_mesh()
-                .x_desc("topics (T)")
+                .x_desc(x_label)
                 .y_desc(y_label)
                 .draw()
                 .context("cannot draw the plot")?;

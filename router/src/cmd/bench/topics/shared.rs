@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::super::plan::Mode;
-use super::layout::{CLOUD_HZ, NODES, RATE_HZ, Topic, WARMUP_SECONDS, layout};
+use super::layout::{CLOUD_HZ, MAX_SUBSCRIBERS, RATE_HZ, Topic, WARMUP_SECONDS, Workload};
 use crate::cli;
 use crate::support::out::outln;
 use crate::support::shutdown;
@@ -25,12 +25,18 @@ pub struct NodeArgs {
     /// Case id, shared by the case's processes.
     #[arg(long)]
     pub case: String,
-    /// This node's index, from 0 (the layout has 10 nodes).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..NODES as u64))]
+    /// This node's index, from 0 (below the workload's node count).
+    #[arg(long)]
     pub index: u64,
     /// Small topics of the case.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub topics: u64,
+    /// Subscribers of each small topic.
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u64).range(1..=MAX_SUBSCRIBERS as u64))]
+    pub subscribers: u64,
+    /// Subscribers of the cloud.
+    #[arg(long, default_value = "4", value_parser = clap::value_parser!(u64).range(1..=MAX_SUBSCRIBERS as u64))]
+    pub cloud_subscribers: u64,
     /// Measured seconds.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub seconds: u64,
@@ -45,13 +51,34 @@ pub struct NodeArgs {
 impl NodeArgs {
     /// This node's index.
     pub fn index(&self) -> usize {
-        // The parser caps it below NODES.
         self.index as usize
+    }
+
+    /// The case's workload.
+    pub fn workload(&self) -> Workload {
+        Workload {
+            topics: self.topics as usize,
+            subscribers: self.subscribers as usize,
+            cloud_subscribers: self.cloud_subscribers as usize,
+        }
+    }
+
+    /// Refuses an index outside the workload's nodes.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let nodes = self.workload().nodes();
+        anyhow::ensure!(
+            self.index() < nodes,
+            "--index {} is not a node of this workload (0 to {})",
+            self.index,
+            nodes - 1
+        );
+        Ok(())
     }
 
     /// The topics this node publishes.
     pub fn published(&self) -> Vec<Topic> {
-        layout(self.topics as usize)
+        self.workload()
+            .layout()
             .into_iter()
             .filter(|t| t.publisher == self.index())
             .collect()
@@ -59,7 +86,8 @@ impl NodeArgs {
 
     /// The topics this node subscribes to.
     pub fn read(&self) -> Vec<Topic> {
-        layout(self.topics as usize)
+        self.workload()
+            .layout()
             .into_iter()
             .filter(|t| t.subscribers.contains(&self.index()))
             .collect()
@@ -287,12 +315,11 @@ pub async fn measure(
 
 #[cfg(test)]
 mod tests {
-    use super::super::layout::layout;
     use super::*;
 
     #[test]
     fn a_tally_counts_measured_messages_once() {
-        let topics = layout(10);
+        let topics = Workload::topics_sweep(10).layout();
         let read = vec![topics[0].clone()];
         let mut tally = Tally::new(&read, 1);
         let warmup = topics[0].warmup();
