@@ -8,9 +8,9 @@
 //!
 //! A subscription without the lane hands on straight from zenoh's callback.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::merge::{Merge, Outcome, Via};
 use crate::raw::RawSample;
@@ -25,6 +25,12 @@ pub(crate) struct Paths<S> {
     admit: Admit<S>,
     deliver: Box<dyn Fn(S) + Send + Sync>,
     merge: Option<Mutex<Merge<S>>>,
+    /// The merge's deadline, kept beside it so that the executor, which asks every entity for
+    /// its deadline each time it looks, does not take the merge's lock for it: nanoseconds
+    /// after `epoch`, plus one; 0 when nothing waits. Written under the merge's lock after each
+    /// change.
+    deadline: AtomicU64,
+    epoch: Instant,
     stats: Arc<SessionStats>,
     /// Whether a switch gap was logged already (once per subscription; each is counted).
     gap_said: AtomicBool,
@@ -42,6 +48,8 @@ impl<S: Send> Paths<S> {
             admit: Box::new(admit),
             deliver: Box::new(deliver),
             merge: lane.then(|| Mutex::new(Merge::default())),
+            deadline: AtomicU64::new(0),
+            epoch: Instant::now(),
             stats,
             gap_said: AtomicBool::new(false),
         }
@@ -57,6 +65,7 @@ impl<S: Send> Paths<S> {
             Some(merge) => {
                 let mut merge = merge.lock().expect("no panics while merging");
                 let outcome = merge.offer(gid, sequence, Via::Zenoh, sample, Instant::now());
+                self.note_deadline(&merge);
                 self.hand_on(outcome);
             }
         }
@@ -73,6 +82,7 @@ impl<S: Send> Paths<S> {
         };
         let mut merge = merge.lock().expect("no panics while merging");
         let outcome = merge.offer(gid, sequence, Via::Lane { zenoh_until }, sample, Instant::now());
+        self.note_deadline(&merge);
         self.hand_on(outcome);
     }
 
@@ -81,30 +91,43 @@ impl<S: Send> Paths<S> {
         if let Some(merge) = &self.merge {
             let mut merge = merge.lock().expect("no panics while merging");
             let outcome = merge.tick(now);
+            self.note_deadline(&merge);
             self.hand_on(outcome);
         }
     }
 
     /// When the earliest wait of the merge ends, if a message waits.
     pub(crate) fn deadline(&self) -> Option<Instant> {
-        let merge = self.merge.as_ref()?;
-        merge.lock().expect("no panics while merging").deadline()
+        match self.deadline.load(Ordering::SeqCst) {
+            0 => None,
+            ns => Some(self.epoch + Duration::from_nanos(ns - 1)),
+        }
+    }
+
+    /// Keeps [`deadline`](Self::deadline) in step with `merge`, whose lock the caller holds.
+    fn note_deadline(&self, merge: &Merge<S>) {
+        let ns = merge.deadline().map_or(0, |at| {
+            let after = at.saturating_duration_since(self.epoch).as_nanos();
+            u64::try_from(after).unwrap_or(u64::MAX - 1) + 1
+        });
+        self.deadline.store(ns, Ordering::SeqCst);
     }
 
     /// The publisher `gid` is now received through the lane too.
     pub(crate) fn attached(&self, gid: Gid) {
         if let Some(merge) = &self.merge {
-            merge.lock().expect("no panics while merging").attached(gid);
+            let mut merge = merge.lock().expect("no panics while merging");
+            merge.attached(gid);
+            self.note_deadline(&merge);
         }
     }
 
     /// The publisher `gid` left.
     pub(crate) fn gone(&self, gid: Gid) {
         if let Some(merge) = &self.merge {
-            merge
-                .lock()
-                .expect("no panics while merging")
-                .gone(gid, Instant::now());
+            let mut merge = merge.lock().expect("no panics while merging");
+            merge.gone(gid, Instant::now());
+            self.note_deadline(&merge);
         }
     }
 
