@@ -57,6 +57,8 @@ pub struct ChildProc {
     child: Option<Child>,
     // Kept apart: tokio forgets the pid once the child has been waited for.
     pid: Option<u32>,
+    /// Where a child started with [`Logs::Hidden`] writes its errors (an unlinked file).
+    errors: Option<std::fs::File>,
 }
 
 impl Deref for ChildProc {
@@ -105,7 +107,35 @@ impl ChildProc {
         Ok(Self {
             child: Some(child),
             pid,
+            errors: None,
         })
+    }
+
+    /// The last lines of the errors a [`Logs::Hidden`] child logged (its `zshm: error: ...`
+    /// among them), to say why it failed; empty when it logged none.
+    pub fn errors_tail(&self) -> String {
+        use std::io::{Read, Seek, SeekFrom};
+        let Some(file) = &self.errors else {
+            return String::new();
+        };
+        let mut text = String::new();
+        let mut file = file;
+        if file.seek(SeekFrom::Start(0)).is_err() || file.read_to_string(&mut text).is_err() {
+            return String::new();
+        }
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines[lines.len().saturating_sub(5)..].join(" | ")
+    }
+
+    /// `err`, with what the child said ([`errors_tail`](Self::errors_tail)) when it said
+    /// anything.
+    pub fn explained(&self, err: anyhow::Error) -> anyhow::Error {
+        let said = self.errors_tail();
+        if said.is_empty() {
+            err
+        } else {
+            err.context(format!("it said: {said}"))
+        }
     }
 
     /// Reads the child's stdout in the background from now on, so the child never blocks on a
@@ -130,7 +160,8 @@ impl ChildProc {
 pub enum Logs {
     /// Warnings and errors reach our stderr (a user watches).
     Shown,
-    /// Dropped (a measurement must not pay for them).
+    /// Only errors, kept in a file for [`ChildProc::errors_tail`] (a measurement must not pay
+    /// for logs, but a failed process must say why).
     Hidden,
 }
 
@@ -138,14 +169,25 @@ pub enum Logs {
 pub fn spawn(exe: &Path, args: &[&str], env: &[(&str, &str)], logs: Logs) -> anyhow::Result<ChildProc> {
     let mut command = Command::new(exe);
     command.args(args);
-    match logs {
-        Logs::Shown => command
-            .stderr(Stdio::inherit())
-            .env("RUST_LOG", "warn,zenoh_config=error"),
-        Logs::Hidden => command.stderr(Stdio::null()).env("RUST_LOG", "error"),
+    let errors = match logs {
+        Logs::Shown => {
+            command
+                .stderr(Stdio::inherit())
+                .env("RUST_LOG", "warn,zenoh_config=error");
+            None
+        }
+        Logs::Hidden => {
+            let file = tempfile::tempfile().context("cannot make a file for a child's errors")?;
+            command
+                .stderr(file.try_clone().context("cannot share a file with a child")?)
+                .env("RUST_LOG", "error");
+            Some(file)
+        }
     };
     command.envs(env.iter().copied());
-    ChildProc::start(command, &format!("zshm {}", args.first().unwrap_or(&"")))
+    let mut child = ChildProc::start(command, &format!("zshm {}", args.first().unwrap_or(&"")))?;
+    child.errors = errors;
+    Ok(child)
 }
 
 /// When started by another zshm ([`spawn`]), asks the kernel to send this process SIGTERM when
@@ -222,7 +264,8 @@ pub async fn start_router(exe: &Path, extra: &[&str], logs: Logs) -> anyhow::Res
         |l| l.starts_with("zshm router: listening on "),
         "router status line",
     )
-    .await?;
+    .await
+    .map_err(|err| child.explained(err))?;
     let locator = status
         .split([' ', ',', ';'])
         .find(|w| w.starts_with("tcp/127.0.0.1:"))

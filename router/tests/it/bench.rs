@@ -260,3 +260,38 @@ fn service_sweep_reports_every_mode_and_size_with_its_ratios() {
     assert!(markdown.contains("zshm / zenoh, SHM, 64 B"), "{markdown}");
     assert!(markdown.contains("zshm TCP / SHM, 4 MiB"), "{markdown}");
 }
+
+/// A benchmark process that fails says why: the bench hides its processes' logs (a measurement
+/// must not pay for them) but keeps their errors, and a router that refuses its environment is
+/// reported with the router's own words, not only "exited first".
+#[test]
+fn a_benchmark_process_that_fails_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let mut bench = Spawn::zshm(
+        "bench-refused",
+        &[
+            "bench",
+            "--sweeps",
+            "topics",
+            "--topics",
+            "10",
+            "--modes",
+            "tcp",
+            "--seconds",
+            "1",
+            "--rounds",
+            "1",
+            "--out",
+            out,
+        ],
+    )
+    .env("ZSHM_LANE", "bogus")
+    .start();
+    assert_ne!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
+    let stderr = bench.stderr();
+    assert!(
+        stderr.contains("it said: zshm: error: cannot start the router: ZSHM_LANE=\"bogus\" is not valid"),
+        "{stderr}"
+    );
+}

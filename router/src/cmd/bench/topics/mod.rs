@@ -170,9 +170,10 @@ async fn measure_case(
             SETUP + Duration::from_secs(WARMUP_SECONDS + case.seconds) + GRACE + Duration::from_secs(30);
         let mut reports = Vec::new();
         for (index, node) in nodes.iter_mut().enumerate() {
-            let line = line_matching_within(node, |l| l.starts_with('{'), "report", wait)
-                .await
-                .with_context(|| format!("node {index}"))?;
+            let line = match line_matching_within(node, |l| l.starts_with('{'), "report", wait).await {
+                Ok(line) => line,
+                Err(err) => return Err(node.explained(err).context(format!("node {index}"))),
+            };
             reports.push(
                 serde_json::from_str::<NodeReport>(&line)
                     .with_context(|| format!("node {index}'s report"))?,
