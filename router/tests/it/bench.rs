@@ -236,16 +236,24 @@ fn service_sweep_reports_every_mode_and_size_with_its_ratios() {
         .collect();
     cases.sort();
     let mut expected = Vec::new();
-    for mode in ["shm-copy", "tcp", "zenoh-shm", "zenoh-tcp"] {
+    for mode in ["shm-copy", "shm-loan", "tcp", "zenoh-shm", "zenoh-tcp"] {
         for payload in [64, 4 << 20] {
             expected.push((mode.to_owned(), payload));
         }
     }
     expected.sort();
-    assert_eq!(cases, expected, "zshm and plain zenoh, SHM and TCP, both sizes");
+    assert_eq!(
+        cases, expected,
+        "zshm (copied and loaned) and plain zenoh, SHM and TCP, both sizes"
+    );
     for result in results {
         assert!(result["error"].is_null(), "a case failed: {result}");
         assert_eq!(result["answered"], 5, "{result}");
+        // Every reply of an SHM mode came through shared memory (the bench asks for SHM at every
+        // size), none of a TCP mode.
+        let mode = result["case"]["mode"].as_str().unwrap();
+        let expected_shm = if mode.contains("shm") { 5 } else { 0 };
+        assert_eq!(result["through_shm"], expected_shm, "{result}");
         let rtt = &result["rtt_us"];
         let (p50, p99, max) = (
             rtt["p50"].as_f64().unwrap(),
@@ -255,13 +263,16 @@ fn service_sweep_reports_every_mode_and_size_with_its_ratios() {
         assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{rtt}");
     }
     let ratios = report["ratios"].as_array().unwrap();
-    assert_eq!(ratios.len(), 4, "{report}");
+    assert_eq!(ratios.len(), 5, "{report}");
     for ratio in ratios {
         assert!(ratio["spread"]["median"].as_f64().unwrap() > 0.0, "{ratio}");
     }
     let markdown = std::fs::read_to_string(dir.path().join("service.md")).unwrap();
     assert!(markdown.contains("zshm / zenoh, SHM, 64 B"), "{markdown}");
-    assert!(markdown.contains("zshm TCP / SHM, 4 MiB"), "{markdown}");
+    assert!(
+        markdown.contains("zshm TCP / SHM loaned, read in place, 4 MiB"),
+        "{markdown}"
+    );
 }
 
 /// A benchmark process that fails says why: the bench hides its processes' logs (a measurement

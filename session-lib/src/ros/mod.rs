@@ -45,5 +45,5 @@ pub use node::{Node, NodeOptions};
 pub use node_base::{NodeBase, NodeError};
 pub use publisher::{Loan, Publisher};
 pub use sample::Sample;
-pub use service::{CallError, Client, Responder, Service, ServiceOptions};
+pub use service::{CallError, Client, Reply, Responder, Service, ServiceOptions};
 pub use subscription::{Dispatch, Subscription, SubscriptionOptions};

@@ -155,7 +155,8 @@ impl<T: Message> Publisher<T> {
 
 /// A message being built in place in its send buffer: everything but the data is written; fill
 /// [`data_mut`](Loan::data_mut), optionally [`set_stamp`](Loan::set_stamp) last,
-/// then [`Publisher::publish_loan`].
+/// then [`Publisher::publish_loan`] (or, for a service's response,
+/// [`Responder::send_loan`](super::Responder::send_loan)).
 #[derive(Debug)]
 pub struct Loan<T> {
     buffer: RawLoan,
@@ -164,6 +165,22 @@ pub struct Loan<T> {
 }
 
 impl<T: LoanableMessage> Loan<T> {
+    /// `shape` written into `buffer` (which must be [`LoanableMessage::shape_len`] bytes) with
+    /// `data_len` bytes of data left to fill: a publisher's loan and a service reply's.
+    pub(crate) fn shaped(mut buffer: RawLoan, shape: &T, data_len: usize) -> Self {
+        let start = shape.write_shape(&mut CdrWriter::new(&mut buffer), data_len);
+        Self {
+            buffer,
+            data: start..start + data_len,
+            _type: PhantomData,
+        }
+    }
+
+    /// The whole message, ready to send.
+    pub(crate) fn into_buffer(self) -> RawLoan {
+        self.buffer
+    }
+
     /// The data bytes, in the send buffer (shared memory when [`is_shm`](Self::is_shm)).
     pub fn data_mut(&mut self) -> &mut [u8] {
         &mut self.buffer[self.data.clone()]
@@ -191,18 +208,13 @@ impl<T: LoanableMessage> Publisher<T> {
     /// Starts a message shaped like `shape` (its own `data` is ignored) with `data_len` bytes of
     /// data to be written in place: the zero-copy path for point clouds and images.
     pub async fn loan(&self, shape: &T, data_len: usize) -> Loan<T> {
-        let mut buffer = self.raw.buffer(shape.shape_len(data_len)).await;
-        let start = shape.write_shape(&mut CdrWriter::new(&mut buffer), data_len);
-        Loan {
-            buffer,
-            data: start..start + data_len,
-            _type: PhantomData,
-        }
+        let buffer = self.raw.buffer(shape.shape_len(data_len)).await;
+        Loan::shaped(buffer, shape, data_len)
     }
 
     /// Publishes a message built with [`loan`](Self::loan), without copying it.
     pub async fn publish_loan(&self, loan: Loan<T>) -> Result<(), PublishError> {
-        self.send(loan.buffer).await
+        self.send(loan.into_buffer()).await
     }
 }
 

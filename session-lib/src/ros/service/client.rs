@@ -15,7 +15,7 @@ use super::super::qos::QosProfile;
 use crate::cdr::CdrError;
 use crate::msgs::wall_clock_nanos;
 use crate::msgs::{Message, ServiceType};
-use crate::raw::{DeclareError, RawLoan, RawReply, RawSample};
+use crate::raw::{DataPath, DeclareError, RawLoan, RawReply, RawSample};
 use crate::session::Session;
 
 /// How long zenoh keeps a query open beyond the caller's timeout: the caller's own deadline ends
@@ -199,10 +199,7 @@ impl<S: ServiceType> Client<S> {
     /// Calls the service and waits for the first reply, at most `timeout`. Blocks the thread:
     /// from async code use [`call_async`](Self::call_async).
     pub fn call(&self, request: &S::Request, timeout: Duration) -> Result<S::Response, CallError> {
-        let mut buffer = self.inner.session.buffer_blocking(request.cdr_len());
-        request.write_cdr(&mut buffer);
-        let reply = self.inner.call(buffer, timeout)?;
-        self.decode(&reply)
+        self.call_reply(request, timeout)?.decode()
     }
 
     /// Calls the service and waits for the first reply, at most `timeout`.
@@ -211,17 +208,95 @@ impl<S: ServiceType> Client<S> {
         request: &S::Request,
         timeout: Duration,
     ) -> Result<S::Response, CallError> {
-        let mut buffer = self.inner.session.buffer(request.cdr_len()).await;
-        request.write_cdr(&mut buffer);
-        let reply = self.inner.call_async(buffer, timeout).await?;
-        self.decode(&reply)
+        self.call_reply_async(request, timeout).await?.decode()
     }
 
-    fn decode(&self, reply: &RawSample) -> Result<S::Response, CallError> {
-        S::Response::from_cdr(reply.payload()).map_err(|source| CallError::Malformed {
+    /// [`call`](Self::call), with the reply as it arrived, to be read in place with
+    /// [`Reply::view`]: a large response that came through shared memory is not copied.
+    pub fn call_reply(&self, request: &S::Request, timeout: Duration) -> Result<Reply<S>, CallError> {
+        let mut buffer = self.inner.session.buffer_blocking(request.cdr_len());
+        request.write_cdr(&mut buffer);
+        let sample = self.inner.call(buffer, timeout)?;
+        Ok(self.reply(sample))
+    }
+
+    /// [`call_async`](Self::call_async), with the reply as it arrived (see
+    /// [`call_reply`](Self::call_reply)).
+    pub async fn call_reply_async(
+        &self,
+        request: &S::Request,
+        timeout: Duration,
+    ) -> Result<Reply<S>, CallError> {
+        let mut buffer = self.inner.session.buffer(request.cdr_len()).await;
+        request.write_cdr(&mut buffer);
+        let sample = self.inner.call_async(buffer, timeout).await?;
+        Ok(self.reply(sample))
+    }
+
+    fn reply(&self, sample: RawSample) -> Reply<S> {
+        Reply {
+            sample,
             service: self.inner.service.clone(),
+            _type: PhantomData,
+        }
+    }
+}
+
+/// A service's response as it arrived: in the server's shared memory when
+/// [`is_shm`](Self::is_shm), read in place by [`view`](Self::view), or copied out by
+/// [`decode`](Self::decode). Holding it keeps the server's buffer from being reused.
+///
+/// Unlike a subscription's [`Sample`](super::super::Sample), a reply is not parsed before it is
+/// handed over (it may be held and read later): each `view` parses the bytes' layout, which for
+/// a response with one large `uint8[]` costs the same at any size.
+pub struct Reply<S: ServiceType> {
+    sample: RawSample,
+    service: String,
+    _type: PhantomData<fn(S)>,
+}
+
+impl<S: ServiceType> std::fmt::Debug for Reply<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("service", &self.service)
+            .field("path", &self.sample.path())
+            .field("bytes", &self.sample.payload().len())
+            .finish()
+    }
+}
+
+impl<S: ServiceType> Reply<S> {
+    /// The response read in place: large fields borrow from the received buffer (the server's
+    /// shared memory when [`is_shm`](Self::is_shm)).
+    pub fn view(&self) -> Result<<S::Response as Message>::View<'_>, CallError> {
+        S::Response::view_cdr(self.sample.payload()).map_err(|source| self.malformed(source))
+    }
+
+    /// An owned copy of the response.
+    pub fn decode(&self) -> Result<S::Response, CallError> {
+        S::Response::from_cdr(self.sample.payload()).map_err(|source| self.malformed(source))
+    }
+
+    /// True when the response came through shared memory.
+    pub fn is_shm(&self) -> bool {
+        self.sample.is_shm()
+    }
+
+    /// The path the response came through.
+    pub fn path(&self) -> DataPath {
+        self.sample.path()
+    }
+
+    /// The raw CDR payload.
+    pub fn payload(&self) -> &[u8] {
+        self.sample.payload()
+    }
+
+    fn malformed(&self, source: CdrError) -> CallError {
+        CallError::Malformed {
+            service: self.service.clone(),
             source,
-        })
+        }
     }
 }
 

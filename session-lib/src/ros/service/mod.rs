@@ -41,5 +41,5 @@
 pub(crate) mod client;
 mod server;
 
-pub use client::{CallError, Client};
+pub use client::{CallError, Client, Reply};
 pub use server::{Responder, Service, ServiceOptions};

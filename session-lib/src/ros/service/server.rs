@@ -10,10 +10,11 @@ use super::super::executor::{CallbackGroup, Registration, Waitable};
 use super::super::gid::Gid;
 use super::super::liveliness::{self, EndpointInfo, EntityKind};
 use super::super::node_base::{NodeBase, NodeError, declare_token};
+use super::super::publisher::Loan;
 use super::super::qos::QosProfile;
 use crate::msgs::wall_clock_nanos;
-use crate::msgs::{Message, ServiceType};
-use crate::raw::{PublishError, RawQuery, RawQueryable};
+use crate::msgs::{LoanableMessage, Message, ServiceType};
+use crate::raw::{PublishError, RawLoan, RawQuery, RawQueryable};
 use crate::session::Session;
 use crate::stats::DropReason;
 
@@ -69,11 +70,35 @@ impl<S: ServiceType> Responder<S> {
     pub fn send(self, response: &S::Response) -> Result<(), PublishError> {
         let mut buffer = self.session.buffer_blocking(response.cdr_len());
         response.write_cdr(&mut buffer);
+        self.reply(buffer)
+    }
+
+    fn reply(self, buffer: RawLoan) -> Result<(), PublishError> {
         let attachment = Attachment {
             source_timestamp: wall_clock_nanos(),
             ..self.request
         };
         self.query.reply(&self.key, buffer, &attachment.encode())
+    }
+}
+
+impl<S: ServiceType> Responder<S>
+where
+    S::Response: LoanableMessage,
+{
+    /// Starts a response shaped like `shape` (its own `data` is ignored) with `data_len` bytes of
+    /// data to be written in place, in the SHM pool at or above the session's threshold: the
+    /// zero-copy reply, read in place by [`Client::call_reply`](super::Client::call_reply). Blocks
+    /// as [`send`](Self::send) does.
+    pub fn loan(&self, shape: &S::Response, data_len: usize) -> Loan<S::Response> {
+        let buffer = self.session.buffer_blocking(shape.shape_len(data_len));
+        Loan::shaped(buffer, shape, data_len)
+    }
+
+    /// Sends a response built with [`loan`](Self::loan), without copying it, with the attachment
+    /// [`send`](Self::send) gives.
+    pub fn send_loan(self, loan: Loan<S::Response>) -> Result<(), PublishError> {
+        self.reply(loan.into_buffer())
     }
 }
 

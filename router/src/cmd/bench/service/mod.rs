@@ -3,8 +3,10 @@
 //! loopback, with a small (64 B) and a large (4 MiB) response, in interleaved rounds. Each case
 //! runs a server process and a client process ([`role`]); the client makes its calls one at a
 //! time and reports every round trip. Ratios are taken within a round and judged on their median
-//! ([`Spread`]): zshm / plain zenoh at 64 B, TCP / SHM at 4 MiB.
+//! ([`Spread`]): zshm / plain zenoh at 64 B, TCP / SHM at 4 MiB, SHM with the response copied
+//! (the ordinary API) and loaned and read in place (the zero-copy API).
 
+pub mod blob;
 pub mod role;
 
 use std::path::Path;
@@ -19,8 +21,15 @@ use super::plan::Mode;
 use super::spread::Spread;
 use crate::support::children::{Logs, first_line_matching, last_json_line, spawn, stop};
 
-/// The modes of the sweep: zshm through SHM and over TCP, plain zenoh the same two ways.
-pub const MODES: [Mode; 4] = [Mode::ShmCopy, Mode::Tcp, Mode::ZenohShm, Mode::ZenohTcp];
+/// The modes of the sweep: zshm through SHM (the response copied, or loaned and read in place)
+/// and over TCP, plain zenoh through SHM and over TCP.
+pub const MODES: [Mode; 5] = [
+    Mode::ShmCopy,
+    Mode::ShmLoan,
+    Mode::Tcp,
+    Mode::ZenohShm,
+    Mode::ZenohTcp,
+];
 
 /// The response sizes: a small one, where overhead shows, and a large one, where copies show.
 pub const PAYLOADS: [usize; 2] = [64, 4 << 20];
@@ -64,6 +73,9 @@ pub struct ServiceResult {
     pub case: ServiceCase,
     /// Measured calls answered.
     pub answered: u64,
+    /// Of those, the replies that came through shared memory.
+    #[serde(default)]
+    pub through_shm: u64,
     /// Measured calls that failed.
     pub failed: u64,
     /// Round trip percentiles in µs (`p50`, `p99`, `max`); absent when nothing was answered.
@@ -119,6 +131,7 @@ impl ServiceResult {
         Self {
             case,
             answered: report.answered,
+            through_shm: report.through_shm,
             failed: report.failed,
             rtt_us,
             error: report.error,
@@ -130,6 +143,7 @@ impl ServiceResult {
             failed: case.count,
             case,
             answered: 0,
+            through_shm: 0,
             rtt_us: None,
             error: Some(error),
         }
@@ -212,7 +226,7 @@ pub struct Ratio {
     pub name: String,
     /// Its median over the rounds and range.
     pub spread: Option<Spread>,
-    /// The target, as text (`≤ 1.2×`).
+    /// The target, as text (`≤ 1.2×`; `—` for a ratio shown without one).
     pub target: String,
     /// Whether the median meets it.
     pub met: Option<bool>,
@@ -221,59 +235,68 @@ pub struct Ratio {
 /// The sweep's ratios of median round trips (p50), each taken within a round.
 pub fn ratios(results: &[ServiceResult]) -> Vec<Ratio> {
     let rounds = results.iter().map(|r| r.case.round + 1).max().unwrap_or(0);
-    let ratio = |name: &str, (a, pa): (Mode, usize), (b, pb): (Mode, usize), target: f64, at_most: bool| {
+    // `target`: the bound and whether it is an upper one; `None` for a ratio shown for comparison.
+    let ratio = |name: &str, (a, pa): (Mode, usize), (b, pb): (Mode, usize), target: Option<(f64, bool)>| {
         let spread = Spread::of(
             (0..rounds).filter_map(|round| Some(p50(results, a, pa, round)? / p50(results, b, pb, round)?)),
         );
         Ratio {
             name: name.to_owned(),
-            met: spread.map(|s| {
-                if at_most {
-                    s.median <= target
-                } else {
-                    s.median >= target
-                }
+            met: target.and_then(|(target, at_most)| {
+                spread.map(|s| {
+                    if at_most {
+                        s.median <= target
+                    } else {
+                        s.median >= target
+                    }
+                })
             }),
             spread,
-            target: format!("{} {target}×", if at_most { "≤" } else { "≥" }),
+            target: target.map_or("—".to_owned(), |(target, at_most)| {
+                format!("{} {target}×", if at_most { "≤" } else { "≥" })
+            }),
         }
     };
     let (small, large) = (PAYLOADS[0], PAYLOADS[1]);
+    let (at_most, at_least) = (Some((OVERHEAD_TARGET, true)), Some((SHM_GAIN_TARGET, false)));
     vec![
         ratio(
             "zshm / zenoh, SHM, 64 B",
             (Mode::ShmCopy, small),
             (Mode::ZenohShm, small),
-            OVERHEAD_TARGET,
-            true,
+            at_most,
         ),
         ratio(
             "zshm / zenoh, TCP, 64 B",
             (Mode::Tcp, small),
             (Mode::ZenohTcp, small),
-            OVERHEAD_TARGET,
-            true,
+            at_most,
         ),
         ratio(
-            "zshm TCP / SHM, 4 MiB",
+            "zshm TCP / SHM loaned, read in place, 4 MiB",
+            (Mode::Tcp, large),
+            (Mode::ShmLoan, large),
+            at_least,
+        ),
+        ratio(
+            "zshm TCP / SHM copied, 4 MiB",
             (Mode::Tcp, large),
             (Mode::ShmCopy, large),
-            SHM_GAIN_TARGET,
-            false,
+            None,
         ),
         ratio(
             "zenoh TCP / SHM, 4 MiB",
             (Mode::ZenohTcp, large),
             (Mode::ZenohShm, large),
-            SHM_GAIN_TARGET,
-            false,
+            None,
         ),
     ]
 }
 
 fn mode_label(mode: Mode) -> &'static str {
     match mode {
-        Mode::ShmCopy => "zshm SHM",
+        Mode::ShmCopy => "zshm SHM, copied",
+        Mode::ShmLoan => "zshm SHM, loaned",
         Mode::Tcp => "zshm TCP",
         Mode::ZenohShm => "zenoh SHM",
         Mode::ZenohTcp => "zenoh TCP",
@@ -285,7 +308,9 @@ fn mode_label(mode: Mode) -> &'static str {
 pub fn markdown(results: &[ServiceResult], command: &str) -> String {
     let mut out = String::from("# zshm bench: service round trips\n\n");
     out.push_str(&format!("`{command}`\n\n"));
-    out.push_str("| mode | response | rounds | calls | p50 µs | p99 µs |\n|---|---|---|---|---|---|\n");
+    out.push_str(
+        "| mode | response | rounds | calls | through SHM | p50 µs | p99 µs |\n|---|---|---|---|---|---|---|\n",
+    );
     let mut keys: Vec<(usize, Mode)> = results.iter().map(|r| (r.case.payload, r.case.mode)).collect();
     keys.sort();
     keys.dedup();
@@ -300,8 +325,9 @@ pub fn markdown(results: &[ServiceResult], command: &str) -> String {
         };
         let answered: u64 = of_case.iter().map(|r| r.answered).sum();
         let failed: u64 = of_case.iter().map(|r| r.failed).sum();
+        let through_shm: u64 = of_case.iter().map(|r| r.through_shm).sum();
         out.push_str(&format!(
-            "| {} | {} | {} | {answered}{} | {} | {} |\n",
+            "| {} | {} | {} | {answered}{} | {through_shm} | {} | {} |\n",
             mode_label(mode),
             zshm::internal::text::human_bytes(payload as u64),
             of_case.len(),
@@ -366,6 +392,7 @@ mod tests {
                 round,
             },
             answered: 1,
+            through_shm: 0,
             failed: 0,
             rtt_us: Some(Percentiles {
                 p50,
@@ -387,7 +414,8 @@ mod tests {
             result(Mode::ShmCopy, 64, 2, 100.0),
             result(Mode::ZenohShm, 64, 2, 100.0),
             result(Mode::Tcp, big, 0, 2000.0),
-            result(Mode::ShmCopy, big, 0, 100.0),
+            result(Mode::ShmLoan, big, 0, 100.0),
+            result(Mode::ShmCopy, big, 0, 400.0),
         ];
         let ratios = ratios(&results);
         let shm = &ratios[0];
@@ -396,6 +424,12 @@ mod tests {
         assert_eq!(ratios[1].met, None, "no TCP cases at 64 B");
         assert_eq!(ratios[2].spread.unwrap().median, 20.0);
         assert_eq!(ratios[2].met, Some(true));
+        assert_eq!(ratios[3].spread.unwrap().median, 5.0);
+        assert_eq!(
+            (ratios[3].met, ratios[3].target.as_str()),
+            (None, "—"),
+            "shown, not judged"
+        );
     }
 
     #[test]

@@ -2,12 +2,21 @@
 //! or the client, through zshm (`Node::create_service` / `Client::call_async`) or through plain
 //! zenoh (a complete queryable / `get`), on the same key expression.
 //!
-//! The service type is `rcl_interfaces/srv/GetParameterTypes`, a shipped service whose response
-//! is one `uint8[]` (`types`): its request is an empty `string[]` (8 bytes of CDR) and its
-//! response is sized so that its whole CDR is `--payload` bytes; plain zenoh sends the same
-//! number of bytes both ways. The server answers from one prepared response (zshm serializes it
-//! into its buffer, zenoh copies it into its buffer: one copy each). The client measures each
-//! call from before sending to its decoded response, on CLOCK_MONOTONIC, one call at a time.
+//! The service type is the bench's own `zshm_bench/srv/Blob` ([`super::blob`]): its request is
+//! one `uint64` (16 bytes of CDR) and its response one `uint8[] data`, sized so that the whole
+//! CDR is `--payload` bytes; plain zenoh sends the same number of bytes both ways. How the
+//! response is made and read depends on the mode:
+//! - `shm-copy`, `tcp` (zshm's ordinary API): the server serializes one prepared response into
+//!   its buffer (one copy), the client decodes the reply into an owned response (a second copy);
+//! - `shm-loan` (zshm's zero-copy API): the server loans its buffer from the SHM pool and writes
+//!   the call's number into the first and last 8 bytes of the data, as a producer that writes its
+//!   data in place ([`Responder::loan`](zshm::ros::Responder::loan)); the client reads the reply
+//!   where the server wrote it ([`Client::call_reply_async`](zshm::ros::Client::call_reply_async));
+//! - `zenoh-shm`, `zenoh-tcp`: the server copies the prepared bytes into its buffer (one copy),
+//!   the client reads the reply's bytes in place.
+//!
+//! The client measures each call from before sending to its read response, on CLOCK_MONOTONIC,
+//! one call at a time, and counts the replies that came through shared memory.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -15,13 +24,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use zenoh::Wait;
 use zenoh::query::{ConsolidationMode, QueryTarget};
-use zshm::msgs::rcl_interfaces::srv::{
-    GetParameterTypes, GetParameterTypes_Request, GetParameterTypes_Response,
-};
 use zshm::msgs::{Message, ServiceType};
 use zshm::ros::{Node, NodeOptions, ServiceOptions};
 
 use super::super::plan::Mode;
+use super::blob::zshm_bench::srv::{Blob, Blob_Request, Blob_Response};
 use crate::cli;
 use crate::support::out::outln;
 use crate::support::{ZenohContext, shutdown};
@@ -60,6 +67,9 @@ pub struct ServiceArgs {
 pub struct ClientReport {
     /// Measured calls answered with a response of the expected size.
     pub answered: u64,
+    /// Of those, the replies that came through shared memory.
+    #[serde(default)]
+    pub through_shm: u64,
     /// Measured calls that failed (no reply, wrong size).
     pub failed: u64,
     /// Round trips of the answered calls, in µs, sorted.
@@ -92,15 +102,36 @@ fn service_name(args: &ServiceArgs) -> String {
     format!("/bench/{}/rtt", args.case)
 }
 
-/// The response whose CDR is `payload` bytes (header 4, length 4, then the bytes).
-fn response(payload: u64) -> GetParameterTypes_Response {
-    GetParameterTypes_Response {
-        types: vec![7; payload.saturating_sub(8) as usize],
+/// Bytes of data in a response whose CDR is `payload` bytes (header 4, length 4, then the data).
+fn data_len(payload: u64) -> usize {
+    payload.saturating_sub(8) as usize
+}
+
+/// The response whose CDR is `payload` bytes.
+fn response(payload: u64) -> Blob_Response {
+    Blob_Response {
+        data: vec![7; data_len(payload)],
     }
 }
 
-fn request() -> GetParameterTypes_Request {
-    GetParameterTypes_Request { names: Vec::new() }
+fn request(args: &ServiceArgs) -> Blob_Request {
+    Blob_Request { size: args.payload }
+}
+
+/// The marker a loaned response carries in the first and last 8 bytes of its data: the number
+/// of the call (from 1), so the client sees that the bytes it reads are this call's.
+fn mark(data: &mut [u8], call: u64) {
+    let n = data.len();
+    if n >= 8 {
+        data[..8].copy_from_slice(&call.to_le_bytes());
+        data[n - 8..].copy_from_slice(&call.to_le_bytes());
+    }
+}
+
+/// Whether `data` carries the marker of `call` (data shorter than 8 bytes carries none).
+fn marked(data: &[u8], call: u64) -> bool {
+    let n = data.len();
+    n < 8 || (data[..8] == call.to_le_bytes() && data[n - 8..] == call.to_le_bytes())
 }
 
 async fn zshm_session(args: &ServiceArgs) -> anyhow::Result<zshm::Session> {
@@ -126,19 +157,29 @@ async fn zenoh_session(args: &ServiceArgs) -> anyhow::Result<zenoh::Session> {
 
 /// The key expression zshm's service has (`<domain>/<name>/<dds type>/<hash>`), for plain zenoh.
 fn raw_key(args: &ServiceArgs) -> String {
-    zshm::ros::keyexpr::topic_keyexpr(0, &service_name(args), &GetParameterTypes::TYPE)
+    zshm::ros::keyexpr::topic_keyexpr(0, &service_name(args), &Blob::TYPE)
 }
 
 async fn zshm_server(args: &ServiceArgs) -> anyhow::Result<()> {
     let session = zshm_session(args).await?;
     let node = Node::new(&session, "bench_server", NodeOptions::default()).await?;
     let prepared = response(args.payload);
+    let (loans, len) = (args.mode.loans(), data_len(args.payload));
+    let mut calls = 0;
     let _service = node
-        .create_service_with::<GetParameterTypes>(
+        .create_service_with::<Blob>(
             &service_name(args),
             ServiceOptions::default(),
             move |_request, responder| {
-                if let Err(err) = responder.send(&prepared) {
+                calls += 1;
+                let sent = if loans {
+                    let mut loan = responder.loan(&Blob_Response::default(), len);
+                    mark(loan.data_mut(), calls);
+                    responder.send_loan(loan)
+                } else {
+                    responder.send(&prepared)
+                };
+                if let Err(err) = sent {
                     tracing::warn!("cannot reply: {err}");
                 }
             },
@@ -205,29 +246,43 @@ async fn zenoh_server(args: &ServiceArgs) -> anyhow::Result<()> {
 async fn zshm_client(args: &ServiceArgs) -> anyhow::Result<()> {
     let session = zshm_session(args).await?;
     let node = Node::new(&session, "bench_client", NodeOptions::default()).await?;
-    let client = node
-        .create_client::<GetParameterTypes>(&service_name(args))
-        .await?;
+    let client = node.create_client::<Blob>(&service_name(args)).await?;
     anyhow::ensure!(
         client.wait_for_service_async(args.timeout).await,
         "no server within {:?}",
         args.timeout
     );
-    let request = request();
-    let expected = args.payload.saturating_sub(8) as usize;
+    let request = request(args);
+    let expected = data_len(args.payload);
+    let wrong_size = |len: usize| format!("{len} bytes of response data, {expected} expected");
+    let mut calls = 0;
     let report = measure(args, async || {
-        let response = client
-            .call_async(&request, args.timeout)
-            .await
-            .map_err(|e| e.to_string())?;
-        std::hint::black_box(response.types.last().copied());
-        if response.types.len() == expected {
-            Ok(())
+        calls += 1;
+        if args.mode.loans() {
+            // Read in place: the marker's bytes are the server's, where it wrote them.
+            let reply = client
+                .call_reply_async(&request, args.timeout)
+                .await
+                .map_err(|e| e.to_string())?;
+            let view = reply.view().map_err(|e| e.to_string())?;
+            if view.data.len() != expected {
+                return Err(wrong_size(view.data.len()));
+            }
+            if !marked(view.data, calls) {
+                return Err(format!("call {calls}: the data carries another call's marker"));
+            }
+            Ok(reply.is_shm())
         } else {
-            Err(format!(
-                "{} bytes of response data, {expected} expected",
-                response.types.len()
-            ))
+            let reply = client
+                .call_reply_async(&request, args.timeout)
+                .await
+                .map_err(|e| e.to_string())?;
+            let response = reply.decode().map_err(|e| e.to_string())?;
+            std::hint::black_box(response.data.last().copied());
+            if response.data.len() != expected {
+                return Err(wrong_size(response.data.len()));
+            }
+            Ok(reply.is_shm())
         }
     })
     .await;
@@ -241,7 +296,7 @@ async fn zshm_client(args: &ServiceArgs) -> anyhow::Result<()> {
 async fn zenoh_client(args: &ServiceArgs) -> anyhow::Result<()> {
     let session = zenoh_session(args).await?;
     let key = raw_key(args);
-    let payload = request().to_cdr();
+    let payload = request(args).to_cdr();
     let call = async || {
         let replies = session
             .get(&key)
@@ -256,7 +311,7 @@ async fn zenoh_client(args: &ServiceArgs) -> anyhow::Result<()> {
         let bytes = sample.payload().to_bytes();
         std::hint::black_box(bytes.last().copied());
         if bytes.len() as u64 == args.payload {
-            Ok(())
+            Ok(sample.payload().as_shm().is_some())
         } else {
             Err(format!(
                 "{} bytes of response, {} expected",
@@ -277,8 +332,9 @@ async fn zenoh_client(args: &ServiceArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Makes the warm-up calls, then the measured ones, one at a time.
-async fn measure(args: &ServiceArgs, mut call: impl AsyncFnMut() -> Result<(), String>) -> ClientReport {
+/// Makes the warm-up calls, then the measured ones, one at a time; a call says whether its reply
+/// came through shared memory.
+async fn measure(args: &ServiceArgs, mut call: impl AsyncFnMut() -> Result<bool, String>) -> ClientReport {
     let mut report = ClientReport::default();
     for index in 0..args.warmup + args.count {
         let start = Instant::now();
@@ -288,8 +344,9 @@ async fn measure(args: &ServiceArgs, mut call: impl AsyncFnMut() -> Result<(), S
             continue;
         }
         match outcome {
-            Ok(()) => {
+            Ok(shm) => {
                 report.answered += 1;
+                report.through_shm += u64::from(shm);
                 report.rtt_us.push(rtt.as_secs_f64() * 1e6);
             }
             Err(err) => {
