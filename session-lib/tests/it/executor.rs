@@ -133,9 +133,15 @@ async fn threads_do_not_grow_with_subscriptions() {
         println!("{subscriptions:>4} subscriptions: {threads} threads {names}");
         counts.push((subscriptions, threads));
     }
+    // A thread per subscription would add 99 threads or more between 1 and 100 subscriptions.
+    // What does differ from run to run is zenoh's pools (its `acc-N` workers, its blocking
+    // threads, which start while a push into a full queue or a set-up blocks and are kept 10 s):
+    // idle, three runs gave 15 / 16 / 15, 16 / 16 / 15 and 15 / 15 / 15 threads at 1 / 10 / 100
+    // subscriptions; beside two busy loops once 14 / 15 / 17. So the bound is well above that
+    // noise and far below one thread per subscription.
     let (one, hundred) = (counts[0].1, counts[2].1);
     assert!(
-        hundred <= one + 2,
+        hundred < one + 10,
         "threads grow with subscriptions: {counts:?} (subscriptions, threads)"
     );
 }
