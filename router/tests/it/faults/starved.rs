@@ -13,11 +13,9 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
-use zshm::msgs::rcl_interfaces::srv::{
-    GetParameterTypes, GetParameterTypes_Request, GetParameterTypes_Response,
-};
 use zshm::ros::{CallError, Node, NodeOptions};
 
+use crate::support::bench_interfaces::zshm_bench::srv::{Blob, Blob_Request, Blob_Response};
 use crate::support::{DEADLINE, Router, Spawn, ZSHM};
 
 /// Bytes of each request's and each reply's CDR, about.
@@ -44,12 +42,12 @@ enum Outcome {
     NoReply,
 }
 
-fn check(result: Result<GetParameterTypes_Response, CallError>) -> Result<Outcome, String> {
+fn check(result: Result<Blob_Response, CallError>) -> Result<Outcome, String> {
     match result {
-        Ok(response) if response.types.len() == PAYLOAD - 8 && response.types.iter().all(|&b| b == 7) => {
+        Ok(response) if response.data.len() == PAYLOAD - 8 && response.data.iter().all(|&b| b == 7) => {
             Ok(Outcome::Answered)
         }
-        Ok(response) => Err(format!("a reply of {} wrong bytes", response.types.len())),
+        Ok(response) => Err(format!("a reply of {} wrong bytes", response.data.len())),
         Err(CallError::Timeout { .. }) => Ok(Outcome::TimedOut),
         Err(CallError::NoReply { detail: None, .. }) => Ok(Outcome::NoReply),
         Err(other) => Err(format!("{other}")),
@@ -61,7 +59,7 @@ async fn a_starved_server_answers_each_4_mib_call_or_its_client_times_out_never_
     let router = Router::start(&[]);
     let e = router.locator.as_str();
     // The server runs on CPU 0, where a busy loop will starve it. Its reply is `PAYLOAD` bytes
-    // of CDR (a `uint8[]` of 7s).
+    // of CDR (the bench's `zshm_bench/srv/Blob`, a `uint8[]` of 7s).
     let payload = PAYLOAD.to_string();
     let mut server = Spawn::program(
         "starved server",
@@ -96,17 +94,14 @@ async fn a_starved_server_answers_each_4_mib_call_or_its_client_times_out_never_
     let node = Node::new(&session, "starved_client", NodeOptions::default())
         .await
         .unwrap();
-    let client = node
-        .create_client::<GetParameterTypes>("/bench/starved/rtt")
-        .await
-        .unwrap();
+    let client = node.create_client::<Blob>("/bench/starved/rtt").await.unwrap();
     assert!(
         client.wait_for_service_async(DEADLINE).await,
         "the server is seen"
     );
-    // One string of 4 MiB: the request's CDR is as big as the reply's.
-    let request = GetParameterTypes_Request {
-        names: vec!["r".repeat(PAYLOAD - 16)],
+    // The request's CDR is as big as the reply's.
+    let request = Blob_Request {
+        data: vec![b'r'; PAYLOAD - 8],
     };
     assert_eq!(
         check(client.call_async(&request, DEADLINE).await),

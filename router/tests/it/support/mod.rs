@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // Each test module uses a different subset.
 
+pub mod bench_interfaces;
 pub mod namespace;
 pub mod procfs;
 

@@ -3,8 +3,8 @@
 //! zenoh (a complete queryable / `get`), on the same key expression.
 //!
 //! The service type is the bench's own `zshm_bench/srv/Blob` ([`super::blob`]): its request is
-//! one `uint64` (16 bytes of CDR) and its response one `uint8[] data`, sized so that the whole
-//! CDR is `--payload` bytes; plain zenoh sends the same number of bytes both ways. How the
+//! an empty `uint8[] data` (8 bytes of CDR) and its response one `uint8[] data`, sized so that
+//! the whole CDR is `--payload` bytes; plain zenoh sends the same number of bytes both ways. How the
 //! response is made and read depends on the mode:
 //! - `shm-copy`, `tcp` (zshm's ordinary API): the server serializes one prepared response into
 //!   its buffer (one copy), the client decodes the reply into an owned response (a second copy);
@@ -114,8 +114,8 @@ fn response(payload: u64) -> Blob_Response {
     }
 }
 
-fn request(args: &ServiceArgs) -> Blob_Request {
-    Blob_Request { size: args.payload }
+fn request() -> Blob_Request {
+    Blob_Request { data: Vec::new() }
 }
 
 /// The marker a loaned response carries in the first and last 8 bytes of its data: the number
@@ -252,7 +252,7 @@ async fn zshm_client(args: &ServiceArgs) -> anyhow::Result<()> {
         "no server within {:?}",
         args.timeout
     );
-    let request = request(args);
+    let request = request();
     let expected = data_len(args.payload);
     let wrong_size = |len: usize| format!("{len} bytes of response data, {expected} expected");
     let mut calls = 0;
@@ -296,7 +296,7 @@ async fn zshm_client(args: &ServiceArgs) -> anyhow::Result<()> {
 async fn zenoh_client(args: &ServiceArgs) -> anyhow::Result<()> {
     let session = zenoh_session(args).await?;
     let key = raw_key(args);
-    let payload = request(args).to_cdr();
+    let payload = request().to_cdr();
     let call = async || {
         let replies = session
             .get(&key)
