@@ -266,10 +266,15 @@ pub async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let Some(event) = event else { break "the Foxglove server stopped" };
                 match event {
                     Event::Subscribed(name) => {
-                        let Some(topic) = topics.get_mut(&name) else { continue };
+                        let Some(topic) = topics.get_mut(&name) else {
+                            // Its publishers left between the advertisement and the subscribe:
+                            // the client hears the channel's unadvertise.
+                            tracing::warn!(topic = %name, "a client subscribed to a channel no longer offered (its publishers left)");
+                            continue;
+                        };
                         topic.clients += 1;
                         if topic.subscription.is_none() {
-                            match subscribe(&node, &name, topic, &received).await {
+                            match subscribe_noting_delay(&node, &name, topic, &received).await {
                                 Ok(subscription) => topic.subscription = Some(subscription),
                                 Err(err) => tracing::warn!(topic = %name, "cannot subscribe for Foxglove: {err:#}"),
                             }
@@ -387,6 +392,30 @@ fn subscription_qos(publisher: &EndpointInfo) -> QosProfile {
 
 /// Subscribes on zenoh; each sample goes to the clients subscribed to the channel. The
 /// server's `log` only tries to queue, so zenoh's callback never waits for a client.
+/// How long a subscription for Foxglove may take before the wait is logged.
+const SLOW_SUBSCRIBE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// [`subscribe`], with a warning when zenoh takes longer than [`SLOW_SUBSCRIBE`] to declare the
+/// subscription (its routing is busy or stuck: nothing else of the endpoint moves meanwhile).
+async fn subscribe_noting_delay(
+    node: &zshm::ros::Node,
+    name: &str,
+    topic: &Topic,
+    received: &Arc<AtomicU64>,
+) -> anyhow::Result<DynamicSubscription> {
+    let subscribing = subscribe(node, name, topic, received);
+    tokio::pin!(subscribing);
+    tokio::select! {
+        result = &mut subscribing => return result,
+        () = tokio::time::sleep(SLOW_SUBSCRIBE) => {}
+    }
+    tracing::warn!(topic = %name, "subscribing for Foxglove has taken {SLOW_SUBSCRIBE:?} so far: zenoh has not declared the subscription or its token yet");
+    let started = std::time::Instant::now();
+    let result = subscribing.await;
+    tracing::warn!(topic = %name, "subscribed for Foxglove after {:?} more", started.elapsed());
+    result
+}
+
 async fn subscribe(
     node: &zshm::ros::Node,
     name: &str,

@@ -16,6 +16,7 @@ mod soak;
 // A service server starved of CPU while 4 MiB requests and replies go through shared memory.
 mod starved;
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -83,9 +84,24 @@ fn wait_for_windows(probe: &Proc, what: &str, done: impl Fn(&[Value]) -> bool) -
 /// A loopback port that was free a moment ago (for a router that must come back on the same
 /// port; the tiny race with another process is accepted).
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    // Below the kernel's ephemeral range, which sockets bound to port 0 draw from: a port taken
+    // from that range, freed, and used later by a router can be handed meanwhile to any socket
+    // bound to port 0, the node under test's own listener included (seen once beside two busy
+    // loops: the listener got the port meant for the router, which then could not start).
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or(32768);
+    let base = 10_000.min(ephemeral_low / 2);
+    let span = ephemeral_low - base;
+    let start = std::process::id() % span;
+    for _ in 0..span {
+        let port = base + (start + NEXT.fetch_add(1, Ordering::Relaxed)) % span;
+        let port = u16::try_from(port).expect("ports are below 65536");
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port below the ephemeral range (from {ephemeral_low})");
 }
