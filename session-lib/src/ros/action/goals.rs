@@ -2,7 +2,7 @@
 //! waiting for them, and where their status and feedback are published. Shared by the server's
 //! handlers and the goal handles; it runs no user code.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::GoalId;
@@ -17,7 +17,7 @@ pub(super) struct Goal<A: ActionParts> {
     pub(super) stamp: (i32, u32),
     pub(super) status: GoalStatus,
     /// The answer to `get_result`, once the goal has ended.
-    pub(super) result: Option<GetResultResponse<A>>,
+    pub(super) result: Option<Arc<GetResultResponse<A>>>,
     /// `get_result` calls that came before the end.
     pub(super) waiting: Vec<Responder<A::GetResult>>,
     pub(super) ended: Option<Instant>,
@@ -36,6 +36,10 @@ pub(super) enum Out<A: ActionParts> {
     Feedback(A::FeedbackMessage),
     /// For the status topic.
     Status(GoalStatusArray),
+    /// Answers to `get_result` calls. They go out after the statuses queued before them, so a
+    /// client that has its result and then subscribes to the status (transient local) finds the
+    /// goal's final status there.
+    Result(Vec<Responder<A::GetResult>>, Arc<GetResultResponse<A>>),
 }
 
 impl<A: ActionParts> Goals<A> {
@@ -85,20 +89,31 @@ impl<A: ActionParts> Goals<A> {
             .ok_or(GoalError::Gone { goal: id })?;
         let next = goal.status.on(event)?;
         goal.status = next;
+        let mut answers = None;
         if let Some(result) = result.filter(|_| next.is_terminal()) {
-            let response = A::get_result_response(next.to_wire(), result);
-            // Replies only queue in zenoh (or wait, bounded, for a full SHM pool), so sending
-            // them with the table locked keeps a result from overtaking its status.
-            for responder in goal.waiting.drain(..) {
-                if let Err(err) = responder.send(&response) {
-                    tracing::debug!(action = %self.name, "cannot send a result: {err}");
-                }
-            }
+            let response = Arc::new(A::get_result_response(next.to_wire(), result));
+            answers = Some((std::mem::take(&mut goal.waiting), response.clone()));
             goal.result = Some(response);
             goal.ended = Some(Instant::now());
         }
+        // The status first, then the results, both queued with the table locked: a result never
+        // overtakes its status.
         self.publish_status(&table);
+        if let Some((responders, response)) = answers {
+            self.send_result(responders, response);
+        }
         Ok(next)
+    }
+
+    /// Queues the answers to `get_result` calls behind the statuses queued so far.
+    pub(super) fn send_result(
+        &self,
+        responders: Vec<Responder<A::GetResult>>,
+        response: Arc<GetResultResponse<A>>,
+    ) {
+        if !responders.is_empty() {
+            let _ = self.out.send(Out::Result(responders, response));
+        }
     }
 
     pub(super) fn status(&self, id: GoalId) -> GoalStatus {

@@ -153,9 +153,15 @@ impl NodeBase {
         let topic = action.clone();
         tokio::spawn(async move {
             while let Some(item) = queue.recv().await {
-                let sent = match &item {
-                    Out::Feedback(message) => feedback.publish(message).await,
-                    Out::Status(array) => status.publish(array).await,
+                let sent = match item {
+                    Out::Feedback(message) => feedback.publish(&message).await,
+                    Out::Status(array) => status.publish(&array).await,
+                    Out::Result(responders, response) => {
+                        for responder in responders {
+                            reply(&topic, responder, &response);
+                        }
+                        Ok(())
+                    }
                 };
                 if let Err(err) = sent {
                     tracing::warn!(action = %topic, "cannot publish: {err}");
@@ -331,7 +337,8 @@ fn get_result<A: ActionParts>(
     let mut table = goals.lock();
     match table.iter_mut().find(|goal| goal.id == id) {
         Some(goal) => match &goal.result {
-            Some(result) => reply(&goals.name, responder, result),
+            // Behind the goal's final status, which was queued when the result was kept.
+            Some(result) => goals.send_result(vec![responder], result.clone()),
             None => goal.waiting.push(responder),
         },
         None => {
