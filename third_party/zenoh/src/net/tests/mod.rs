@@ -1,0 +1,4 @@
+#[cfg(feature = "test")]
+pub(crate) mod regions;
+pub(crate) mod runtime;
+pub(crate) mod tables;
