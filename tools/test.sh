@@ -10,13 +10,14 @@ cd "$(dirname "$0")/.."
 # checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2); the
 # status page is loaded in headless Chromium (Debian package chromium; never a browser from npm);
 # the Foxglove endpoint is tested with the official protocol client, run with Node.js (nodejs, npm).
+# A failing test prints the threads of the processes still running with gdb (their backtraces).
 # Only the packages of missing tools are installed: a machine whose Node.js comes from NodeSource
 # already has npm, and asking apt for Debian's npm beside it fails on their conflict.
 declare -A package_of=(
   [unshare]=util-linux [setpriv]=util-linux [prlimit]=util-linux [nsenter]=util-linux
   [mount]=mount [python3]="python3 python3-venv" [promtool]=prometheus [prometheus]=prometheus
   [systemd-analyze]=systemd [ip]=iproute2 [openssl]=openssl [chromium]=chromium
-  [node]=nodejs [npm]=npm
+  [node]=nodejs [npm]=npm [gdb]=gdb
 )
 missing=()
 packages=()

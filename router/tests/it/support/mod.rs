@@ -256,16 +256,66 @@ impl Proc {
         serde_json::from_str(last).unwrap_or_else(|e| panic!("{}: not JSON ({e}): {last}", self.name))
     }
 
-    /// Everything captured, for failure messages.
+    /// Everything captured, for failure messages; for a process still running, also where each
+    /// of its threads is ([`Proc::stacks`]).
     pub fn dump(&self) -> String {
-        let captured = self.output.0.lock().unwrap();
+        let (stdout, stderr) = {
+            let captured = self.output.0.lock().unwrap();
+            (captured.stdout.join("\n"), captured.stderr.join("\n"))
+        };
         format!(
-            "--- {} stdout ---\n{}\n--- {} stderr ---\n{}{}",
+            "--- {} stdout ---\n{stdout}\n--- {} stderr ---\n{stderr}{}{}",
             self.name,
-            captured.stdout.join("\n"),
             self.name,
-            captured.stderr.join("\n"),
-            self.ended_how()
+            self.ended_how(),
+            self.stacks()
+        )
+    }
+
+    /// The backtrace of every thread of the process, if it still runs and gdb can attach to it
+    /// (tools/test.sh installs gdb; attaching needs root or ptrace rights over it). A test that
+    /// waited in vain for a live process then shows where it was stuck: once in loaded runs a
+    /// listener answered nothing and printed nothing for 120 s, and a Foxglove endpoint never
+    /// printed its subscription, with nothing in their logs to say where they waited.
+    fn stacks(&self) -> String {
+        let pid = self.child.id();
+        let running = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().to_owned())
+            })
+            .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'));
+        if !running {
+            return String::new();
+        }
+        let gdb = Command::new("timeout")
+            .args(["60", "gdb", "-batch", "-nx", "-p", &pid.to_string()])
+            .args(["-ex", "set pagination off", "-ex", "thread apply all bt 30"])
+            .stdin(Stdio::null())
+            .output();
+        let text = match gdb {
+            Ok(out) => {
+                let text = String::from_utf8_lossy(&out.stdout);
+                let frames: Vec<&str> = text
+                    .lines()
+                    .filter(|l| l.starts_with("Thread ") || l.starts_with('#'))
+                    .take(600)
+                    .collect();
+                if frames.is_empty() {
+                    format!(
+                        "gdb could not attach: {}",
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    )
+                } else {
+                    frames.join("\n")
+                }
+            }
+            Err(err) => format!("gdb not run: {err}"),
+        };
+        format!(
+            "\n--- {} (pid {pid}) is still running; its threads ---\n{text}",
+            self.name
         )
     }
 
