@@ -27,7 +27,7 @@ pub(super) fn write_all(
     Ok(markdown)
 }
 
-const CSV_HEADER: &str = "sweep,round,mode,payload_bytes,subscribers,rate_hz,count,received,lost,p50_us,p99_us,p999_us,max_us,mean_us,msgs_per_s,bytes_per_s,pub_cpu_us_per_msg,sub_cpu_us_per_msg,pub_peak_rss_mib,sub_peak_rss_mib,shm_share,lane_share,error";
+const CSV_HEADER: &str = "sweep,round,mode,payload_bytes,subscribers,rate_hz,count,received,lost,zenoh_dropped,p50_us,p99_us,p999_us,max_us,mean_us,msgs_per_s,bytes_per_s,pub_cpu_us_per_msg,sub_cpu_us_per_msg,pub_peak_rss_mib,sub_peak_rss_mib,shm_share,lane_share,error";
 
 fn csv(results: &[CaseResult]) -> String {
     let mut out = format!("{CSV_HEADER}\n");
@@ -36,7 +36,7 @@ fn csv(results: &[CaseResult]) -> String {
         let stat = |f: fn(&Summary) -> f64| l.as_ref().map_or(String::new(), |l| format!("{:.1}", f(l)));
         let _ = writeln!(
             out,
-            "{:?},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.0},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{}",
+            "{:?},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{:.0},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{}",
             r.case.sweep,
             r.case.round,
             r.case.mode,
@@ -46,6 +46,7 @@ fn csv(results: &[CaseResult]) -> String {
             r.case.count,
             r.received,
             r.lost,
+            r.zenoh_dropped,
             stat(|l| l.p50),
             stat(|l| l.p99),
             stat(|l| l.p999),
@@ -88,6 +89,15 @@ fn us(value: Option<f64>) -> String {
             format!("{v:.1}")
         }
     })
+}
+
+/// The messages a case lost, with those its publisher's zenoh counted as dropped (a KEEP_LAST
+/// publisher's congestion control DROP) when there were any.
+fn lost(r: &CaseResult) -> String {
+    match r.zenoh_dropped {
+        0 => r.lost.to_string(),
+        dropped => format!("{} ({dropped} dropped by zenoh)", r.lost),
+    }
 }
 
 fn markdown(results: &[CaseResult], command: &str, targets: &str) -> String {
@@ -140,7 +150,7 @@ fn markdown(results: &[CaseResult], command: &str, targets: &str) -> String {
                 us(l.map(|l| l.p99)),
                 us(l.map(|l| l.p999)),
                 us(l.map(|l| l.max)),
-                r.lost,
+                lost(r),
                 r.msgs_per_s,
                 r.bytes_per_s / 1e6,
                 r.pub_cpu_us_per_msg,
@@ -198,6 +208,7 @@ mod tests {
     fn subscribers_are_pooled_and_costs_are_per_message() {
         let publisher = PubReport {
             published: 3,
+            zenoh_dropped: 0,
             cpu_seconds: 0.006,
             peak_rss_bytes: 20 << 20,
         };
@@ -225,6 +236,7 @@ mod tests {
     fn csv_has_one_line_per_case_and_a_header() {
         let publisher = PubReport {
             published: 3,
+            zenoh_dropped: 1,
             cpu_seconds: 0.0,
             peak_rss_bytes: 0,
         };
@@ -237,5 +249,18 @@ mod tests {
         assert_eq!(lines.len(), 3);
         let columns = CSV_HEADER.split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == columns), "{text}");
+        assert!(
+            lines[1].contains(",2,0,1,"),
+            "received, lost, dropped by zenoh: {text}"
+        );
+    }
+
+    #[test]
+    fn a_loss_zenoh_counted_says_so() {
+        let mut r = CaseResult::failed(case(Mode::Tcp, 64), String::new());
+        r.lost = 20;
+        assert_eq!(lost(&r), "20");
+        r.zenoh_dropped = 20;
+        assert_eq!(lost(&r), "20 (20 dropped by zenoh)");
     }
 }

@@ -16,6 +16,10 @@ pub struct CaseResult {
     pub received: u64,
     /// Measured messages missing, over all subscribers.
     pub lost: u64,
+    /// Messages the publisher's zenoh dropped during the case (warm-up included) because a
+    /// link's queue stayed full, as its KEEP_LAST QoS allows: what explains a loss over zenoh.
+    #[serde(default)]
+    pub zenoh_dropped: u64,
     /// Latency statistics in microseconds.
     pub latency_us: Option<Summary>,
     /// Messages per second at one subscriber.
@@ -46,6 +50,7 @@ impl CaseResult {
             case,
             received: 0,
             lost: 0,
+            zenoh_dropped: 0,
             latency_us: None,
             msgs_per_s: 0.0,
             bytes_per_s: 0.0,
@@ -77,6 +82,7 @@ impl CaseResult {
             latency_us: Summary::of(&latencies),
             received,
             lost: subs.iter().map(|s| s.lost).sum(),
+            zenoh_dropped: publisher.zenoh_dropped,
             msgs_per_s,
             bytes_per_s: msgs_per_s * case.payload as f64,
             pub_cpu_us_per_msg: 1e6 * publisher.cpu_seconds / publisher.published.max(1) as f64,

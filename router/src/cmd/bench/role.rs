@@ -17,7 +17,9 @@ use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
 use super::plan::Mode;
-use super::shared::{Arrival, Collector, RoleArgs, cloud_shape, mono_ns, print_report, publish_paced};
+use super::shared::{
+    Arrival, Collector, RoleArgs, cloud_shape, mono_ns, print_report, publish_paced, zenoh_drops,
+};
 use crate::support::out::outln;
 use crate::support::{ZenohContext, shutdown};
 
@@ -122,7 +124,8 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         data: vec![7; data_len],
         ..shape.clone()
     };
-    let report = publish_paced(&args, async |i| {
+    let drops_before = zenoh_drops(session.zenoh()).await;
+    let mut report = publish_paced(&args, async |i| {
         if args.mode.loans() {
             let mut loan = publisher.loan(&shape, data_len).await;
             loan.data_mut().fill(i as u8); // the producer writes its data in place (not timed)
@@ -136,6 +139,7 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     })
     .await?;
     shutdown::unless_signalled(publisher.wait_for_no_subscribers(args.timeout)).await;
+    report.zenoh_dropped = zenoh_drops(session.zenoh()).await.saturating_sub(drops_before);
     print_report(&report)?;
     session.close().await?;
     Ok(ExitCode::SUCCESS)
@@ -204,7 +208,8 @@ async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     ready?;
     let payload = args.payload().max(16);
     let data = vec![7u8; payload];
-    let report = publish_paced(&args, async |i| {
+    let drops_before = zenoh_drops(&session).await;
+    let mut report = publish_paced(&args, async |i| {
         {
             let put = match &provider {
                 Some(provider) => {
@@ -236,6 +241,7 @@ async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         }
     };
     shutdown::unless_signalled(linger).await;
+    report.zenoh_dropped = zenoh_drops(&session).await.saturating_sub(drops_before);
     print_report(&report)?;
     session.close().await.zenoh_context("cannot close the session")?;
     Ok(ExitCode::SUCCESS)

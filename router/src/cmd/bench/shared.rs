@@ -93,10 +93,26 @@ pub struct SubReport {
 pub struct PubReport {
     /// Measured messages published.
     pub published: u64,
+    /// Messages this publisher's zenoh dropped during the case, warm-up included, because the
+    /// queue of a link to a subscriber stayed full: the bench publishes KEEP_LAST, which zshm
+    /// maps to zenoh's congestion control DROP as rmw_zenoh does, so `put` succeeded for each
+    /// and only zenoh's own count says they never left.
+    #[serde(default)]
+    pub zenoh_dropped: u64,
     /// CPU seconds spent while measuring.
     pub cpu_seconds: f64,
     /// Peak resident set size.
     pub peak_rss_bytes: u64,
+}
+
+/// Messages `session`'s zenoh dropped so far on all its links because a link's queue stayed full
+/// (zenoh's per-transport statistics; see [`PubReport::zenoh_dropped`]).
+pub async fn zenoh_drops(session: &zenoh::Session) -> u64 {
+    zshm_ops::telemetry::zenoh_stats::own_link_traffic(session, Duration::from_secs(2))
+        .await
+        .iter()
+        .map(|link| link.tx_congestion_drops)
+        .sum()
 }
 
 /// Prints a report as the one JSON line `zshm bench` reads.
@@ -129,6 +145,7 @@ pub async fn publish_paced(
     }
     Ok(PubReport {
         published,
+        zenoh_dropped: 0,
         cpu_seconds: zshm_ops::tools::usage::cpu_seconds() - cpu_start,
         peak_rss_bytes: zshm_ops::tools::usage::peak_rss_bytes(),
     })

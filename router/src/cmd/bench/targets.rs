@@ -233,6 +233,7 @@ mod tests {
         };
         let publisher = PubReport {
             published: 1,
+            zenoh_dropped: 0,
             cpu_seconds,
             peak_rss_bytes: 0,
         };
