@@ -368,6 +368,16 @@ fn report_implausible(verdict: StampVerdict, latency_ns: i64) {
     }
 }
 
+/// Messages the probe's subscription queue dropped so far (its only subscription: the session's
+/// count of queue overflows).
+fn queue_dropped(node: &Node) -> u64 {
+    let stats = node.session().stats().snapshot();
+    stats.overflow_keep_last_reliable
+        + stats.overflow_keep_last_best_effort
+        + stats.overflow_keep_all_reliable
+        + stats.overflow_keep_all_best_effort
+}
+
 /// Prints a window, or with `whole_run` the final summary.
 /// `whole_run`: for the summary of the whole run, the messages sent before the first one
 /// received and those that came over the network before the publisher's shared memory was ready.
@@ -380,6 +390,7 @@ fn print_report(args: &Args, node: &Node, topic: &str, report: &WindowReport, wh
             zid: node.session().zid(),
             before_first,
             network_before_shm,
+            queue_dropped: if final_summary { queue_dropped(node) } else { 0 },
             ..ProbeReport::new(topic, report, final_summary, cpu)
         };
         match serde_json::to_string(&line) {
@@ -403,8 +414,14 @@ fn print_report(args: &Args, node: &Node, topic: &str, report: &WindowReport, wh
                 .latency_ms
                 .map(|l| (l.p50, l.p99, l.p999))
                 .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+        let dropped_here = match final_summary.then(|| queue_dropped(node)) {
+            Some(n) if n > 0 => {
+                format!(" (of which {n} dropped by this probe's own queue: its callback fell behind)")
+            }
+            _ => String::new(),
+        };
         outln!(
-            "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={} invalid_stamps={} shm={:.0}% lane={:.0}% size={}",
+            "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={}{dropped_here} invalid_stamps={} shm={:.0}% lane={:.0}% size={}",
             report.received,
             report.lost,
             report.invalid_stamps,

@@ -44,6 +44,11 @@ pub struct ProbeReport {
     /// rmw_zenoh_cpp does, sends its first message as a copy); 0 in windows.
     #[serde(default)]
     pub network_before_shm: u64,
+    /// In the final report: messages this probe's own subscription queue dropped, oldest first,
+    /// because its callback fell behind (the queue is KEEP_LAST, as the QoS says), counted by
+    /// its session; they are among `lost`. 0 in windows.
+    #[serde(default)]
+    pub queue_dropped: u64,
 }
 
 impl ProbeReport {
@@ -64,6 +69,7 @@ impl ProbeReport {
             cpu_seconds,
             before_first: 0,
             network_before_shm: 0,
+            queue_dropped: 0,
         }
     }
 }
