@@ -11,7 +11,9 @@ use tracing_subscriber::layer::{Context, Filter};
 /// The log filter when `RUST_LOG` is unset. zenoh_config warns about two keys that rmw_zenoh's
 /// templates still carry (`routing/router/peers_failover_brokering`, `routing/peer/mode`); our
 /// configs keep them so they stay drop-in for rmw_zenoh, so that warning is silenced by default.
-pub const DEFAULT_FILTER: &str = "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error";
+/// The Foxglove SDK's warnings and errors are shown: it refuses a client's request with them
+/// (a subscription to a channel it does not know, a failed handshake).
+pub const DEFAULT_FILTER: &str = "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error,foxglove=warn";
 
 /// Installs the program's subscriber.
 pub fn init() {

@@ -531,5 +531,5 @@ pub fn http_get(url: &str) -> String {
 /// `ZSHM_TEST_LOG` when set (to chase a failure with zenoh's debug lines, for example).
 fn test_log_filter() -> String {
     std::env::var("ZSHM_TEST_LOG")
-        .unwrap_or_else(|_| "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error".to_owned())
+        .unwrap_or_else(|_| "zshm=info,zshm_cli=info,zenoh=warn,zenoh_config=error,foxglove=warn".to_owned())
 }
