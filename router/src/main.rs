@@ -12,8 +12,10 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
+    let footprint = cli.command.footprint();
+    support::runtime::size_zenoh(footprint);
     support::logging::init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match support::runtime::build(footprint) {
         Ok(runtime) => runtime,
         Err(err) => return report(&anyhow::Error::new(err).context("cannot start the async runtime")),
     };

@@ -36,6 +36,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::cli::GraphArgs;
+use crate::support::runtime::Footprint;
 use crate::support::{children, shutdown};
 
 /// zshm: a Zenoh router and tools for ROS 2, with shared memory you can see.
@@ -119,6 +120,36 @@ pub enum Command {
     /// One process (server or client) of the benchmark's service sweep (started by `zshm bench`).
     #[command(hide = true)]
     BenchService(bench::service::ServiceArgs),
+}
+
+impl Command {
+    /// How much runtime it needs: one node's worth for the commands that are one node (see
+    /// [`crate::support::runtime`]).
+    pub fn footprint(&self) -> Footprint {
+        match self {
+            Command::Pub(_)
+            | Command::Sub(_)
+            | Command::Talker(_)
+            | Command::Listener(_)
+            | Command::AddTwoIntsServer(_)
+            | Command::AddTwoIntsClient(_)
+            | Command::FibonacciActionServer(_)
+            | Command::FibonacciActionClient(_)
+            | Command::CamPub(_)
+            | Command::CamLatency(_) => Footprint::Node,
+            // The plain zenoh baselines run as zenoh ships.
+            Command::BenchRole(bench::shared::RoleArgs { mode, .. })
+            | Command::BenchNode(bench::topics::NodeArgs { mode, .. })
+            | Command::BenchService(bench::service::ServiceArgs { mode, .. }) => {
+                if matches!(mode, bench::plan::Mode::ZenohTcp | bench::plan::Mode::ZenohShm) {
+                    Footprint::Full
+                } else {
+                    Footprint::Node
+                }
+            }
+            _ => Footprint::Full,
+        }
+    }
 }
 
 /// Runs one subcommand, then stops whatever children it left running (an error or a signal can

@@ -1,7 +1,8 @@
 //! What the subcommands share that is not a command: opening sessions from the common flags,
 //! message definitions for schemas, the graph for the `topic` commands, waiting for
-//! SIGINT/SIGTERM, pacing loops, child processes, the log output, the metrics endpoint with its status page, and
-//! reading it back. Nothing here imports from `cmd`.
+//! SIGINT/SIGTERM, pacing loops, child processes, the log output, the metrics endpoint with its
+//! status page, and reading it back, and the size of a command's runtimes. Nothing here imports
+//! from `cmd`.
 
 pub mod children;
 pub mod conn_guard;
@@ -12,6 +13,7 @@ pub mod graph;
 pub mod logging;
 pub mod metrics_http;
 pub mod out;
+pub mod runtime;
 pub mod scrape;
 pub mod session;
 pub mod shutdown;
