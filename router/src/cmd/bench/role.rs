@@ -18,7 +18,8 @@ use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
 use super::plan::Mode;
 use super::shared::{
-    Arrival, Collector, RoleArgs, cloud_shape, mono_ns, print_report, publish_paced, zenoh_drops,
+    Arrival, Collector, RoleArgs, cloud_shape, mono_ns, print_report, publish_paced, wait_for_lane,
+    zenoh_drops,
 };
 use crate::support::out::outln;
 use crate::support::{ZenohContext, shutdown};
@@ -81,27 +82,6 @@ async fn wait_for_subscribers(session: &zenoh::Session, args: &RoleArgs) -> anyh
     super::shared::wait_for_tokens(session, key, expected, "subscribers", args.timeout).await
 }
 
-/// Waits until every subscriber attached to the publisher's lane. A subscriber attaches only
-/// once it has seen the publisher's token (about 15 ms after the publisher appears, measured);
-/// until then messages go through zenoh, which is right for a node but not what the lane mode
-/// measures: a burst of 60 messages of 64 B is over in a millisecond, before the lane serves
-/// anyone (BENCHMARKS.md, "The lane in a burst").
-async fn wait_for_lane(publisher: &zshm::ros::Publisher<PointCloud2>, args: &RoleArgs) -> anyhow::Result<()> {
-    let expected = usize::try_from(args.subscribers).unwrap_or(usize::MAX);
-    let deadline = Instant::now() + args.timeout;
-    loop {
-        let attached = publisher.lane_subscribers();
-        if attached >= expected {
-            return Ok(());
-        }
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "only {attached} of {expected} subscribers attached to the lane"
-        );
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
-}
-
 async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zshm_session(&args).await?;
     let node = Node::new(&session, "bench_pub", NodeOptions::default()).await?;
@@ -117,7 +97,8 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         "no subscriber matched"
     );
     if matches!(args.mode, Mode::Lane) {
-        wait_for_lane(&publisher, &args).await?;
+        let expected = usize::try_from(args.subscribers).unwrap_or(usize::MAX);
+        wait_for_lane(&publisher, expected, Instant::now() + args.timeout).await?;
     }
     let (shape, data_len) = cloud_shape(args.payload());
     let mut owned = PointCloud2 {

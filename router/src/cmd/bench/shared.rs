@@ -3,7 +3,7 @@
 //! send ([`cloud_shape`]), the paced publishing loop every publisher runs, and the collection
 //! every subscriber runs.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use zshm::msgs::LoanableMessage;
 use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
@@ -279,5 +279,29 @@ pub async fn wait_for_tokens(
         if tokio::time::timeout_at(deadline, watch.changed()).await.is_err() {
             anyhow::bail!("only {count} of {expected} {what} appeared");
         }
+    }
+}
+
+/// Waits until `expected` subscribers attached to the publisher's lane, or `deadline`. A
+/// subscriber attaches only once it has seen the publisher's token (about 15 ms after the
+/// publisher appears, measured); until then messages go through zenoh, which is right for a node
+/// but not what the lane mode measures: a burst of 60 messages of 64 B is over in a millisecond,
+/// before the lane serves anyone (BENCHMARKS.md, "The lane in a burst"), and a node of the topics
+/// sweep would start zenoh's SHM (its pool and watchdog threads) for its first few messages.
+pub async fn wait_for_lane(
+    publisher: &zshm::ros::Publisher<PointCloud2>,
+    expected: usize,
+    deadline: Instant,
+) -> anyhow::Result<()> {
+    loop {
+        let attached = publisher.lane_subscribers();
+        if attached >= expected {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "only {attached} of {expected} subscribers attached to the lane"
+        );
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }

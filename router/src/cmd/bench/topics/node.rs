@@ -15,7 +15,8 @@ use zshm::msgs::sensor_msgs::msg::PointCloud2;
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
-use super::super::shared::cloud_shape;
+use super::super::plan::Mode;
+use super::super::shared::{cloud_shape, wait_for_lane};
 use super::shared::{Delivery, NodeArgs, measure, mono_ns};
 use crate::support::{ZenohContext, shutdown};
 
@@ -64,6 +65,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
         subscriptions.push(subscription);
     }
     let mut publishers = Vec::new();
+    let mut lane_readers = Vec::new();
     for t in args.published() {
         let publisher = node
             .create_publisher::<PointCloud2>(&topic(&t.name()), QosProfile::keep_last(16))
@@ -74,6 +76,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
             ..shape.clone()
         };
         publishers.push((publisher, shape, data_len, owned));
+        lane_readers.push(t.subscribers.len());
     }
     let _token = announce(session.zenoh(), args).await?;
     let Some(ready) = shutdown::unless_signalled(wait_for_nodes(session.zenoh(), args)).await else {
@@ -90,6 +93,11 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
             args.index(),
             args.timeout
         );
+    }
+    if matches!(args.mode, Mode::Lane) {
+        for ((publisher, ..), &expected) in publishers.iter().zip(&lane_readers) {
+            wait_for_lane(publisher, expected, deadline).await?;
+        }
     }
     let loans = args.mode.loans();
     measure(args, rx, async |slot, seq| {
