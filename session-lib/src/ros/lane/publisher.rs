@@ -173,8 +173,10 @@ impl Watcher {
             }
             if someone_left || sender.cleanup_due(CLEANUP) {
                 // A killed subscriber stays a lane subscriber until this; KEEP_ALL would wait for it.
-                let cleaner = sender.clone();
-                let _ = tokio::task::spawn_blocking(move || cleaner.cleanup_dead_nodes()).await;
+                // Run here rather than on tokio's blocking pool: it takes well under a millisecond
+                // (it tries each dead node's lock, never waits for one), and a blocking thread
+                // started for it every second would be one more thread in every lane node.
+                sender.cleanup_dead_nodes();
             }
             let count = sender.subscriber_count();
             if self.transient && count > connected {
