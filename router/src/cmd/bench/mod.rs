@@ -356,20 +356,9 @@ async fn run_case(exe: &Path, locator: &str, id: &str, case: &Case) -> anyhow::R
         "--timeout",
         &timeout,
     ];
-    // SHM modes send every size through SHM (the default threshold of 512 B would send 64 B
-    // messages over the network); pools hold 8 messages of the case's size. zenoh's SHM modes
-    // run with the lane off, so they measure zenoh; `lane` runs with it on (the default).
+    // Pools hold 8 messages of the case's size.
     let pool = (8 * case.payload + (1 << 20)).max(64 << 20).to_string();
-    let mut env: Vec<(&str, &str)> = Vec::new();
-    if case.mode.shm() {
-        env.extend([
-            ("ZENOH_SHM_MESSAGE_SIZE_THRESHOLD", "1"),
-            ("ZENOH_SHM_ALLOC_SIZE", pool.as_str()),
-        ]);
-    }
-    if matches!(case.mode, Mode::ShmCopy | Mode::ShmLoan | Mode::ShmInline) {
-        env.push(("ZSHM_LANE", "off"));
-    }
+    let env = shared::mode_env(case.mode, &pool);
 
     let mut subs = Vec::new();
     for _ in 0..case.subscribers {

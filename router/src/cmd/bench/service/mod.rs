@@ -182,16 +182,9 @@ async fn measure_case(
         "--timeout",
         "30",
     ];
-    // As in the other sweeps: SHM modes send every size through SHM, from a pool that holds
-    // eight responses.
+    // A pool that holds eight responses.
     let pool = (8 * case.payload + (1 << 20)).max(64 << 20).to_string();
-    let mut env: Vec<(&str, &str)> = Vec::new();
-    if case.mode.shm() {
-        env.extend([
-            ("ZENOH_SHM_MESSAGE_SIZE_THRESHOLD", "1"),
-            ("ZENOH_SHM_ALLOC_SIZE", pool.as_str()),
-        ]);
-    }
+    let env = super::shared::mode_env(case.mode, &pool);
     let mut server = spawn(exe, &[&common[..], &["--server"]].concat(), &env, Logs::Hidden)?;
     let measured = async {
         first_line_matching(&mut server, |l| l == "ready", "ready line")

@@ -111,19 +111,9 @@ async fn measure_case(
         case.seconds.to_string(),
         SETUP.as_secs().to_string(),
     );
-    // As in the other sweeps: SHM modes send every size through SHM, from a pool that holds
-    // eight clouds beside the small messages; zenoh's SHM mode runs with the lane off.
+    // A pool that holds eight clouds beside the small messages.
     let pool = (40u64 << 20).to_string();
-    let mut env: Vec<(&str, &str)> = Vec::new();
-    if case.mode.shm() {
-        env.extend([
-            ("ZENOH_SHM_MESSAGE_SIZE_THRESHOLD", "1"),
-            ("ZENOH_SHM_ALLOC_SIZE", pool.as_str()),
-        ]);
-    }
-    if matches!(case.mode, Mode::ShmCopy | Mode::ShmLoan | Mode::ShmInline) {
-        env.push(("ZSHM_LANE", "off"));
-    }
+    let env = super::shared::mode_env(case.mode, &pool);
     let shm_before = dev_shm_bytes();
     let samples = Arc::new(Mutex::new(Vec::<Sample>::new()));
     let sampler = {

@@ -143,6 +143,10 @@ pub struct TopicsResult {
     pub threads: Vec<u64>,
     /// Resident memory of each node process then, MiB.
     pub rss_mib: Vec<f64>,
+    /// Its proportional share (PSS) then, MiB: what the node adds to the machine, its shares of
+    /// the program's code and of the segments it maps divided among the processes sharing them.
+    #[serde(default)]
+    pub pss_mib: Vec<f64>,
     /// CPU of the node processes over their windows, seconds per second, summed.
     pub nodes_cpu_cores: f64,
     /// Growth of /dev/shm in use during the window over before the case, MiB (whole host).
@@ -162,6 +166,7 @@ impl TopicsResult {
             machine_cpu_percent: None,
             threads: Vec::new(),
             rss_mib: Vec::new(),
+            pss_mib: Vec::new(),
             nodes_cpu_cores: 0.0,
             dev_shm_mib: 0.0,
             error: Some(error),
@@ -189,6 +194,10 @@ impl TopicsResult {
             rss_mib: nodes
                 .iter()
                 .map(|n| n.rss_bytes as f64 / (1 << 20) as f64)
+                .collect(),
+            pss_mib: nodes
+                .iter()
+                .map(|n| n.pss_bytes as f64 / (1 << 20) as f64)
                 .collect(),
             nodes_cpu_cores: nodes.iter().map(|n| n.cpu_seconds).sum::<f64>() / seconds,
             dev_shm_mib,
@@ -218,7 +227,7 @@ pub fn write_all(dir: &Path, axis: Axis, results: &[TopicsResult], command: &str
     Ok(markdown)
 }
 
-const CSV_HEADER: &str = "round,topics,subscribers,cloud_subscribers,mode,seconds,delivered,expected,p50_us,p99_us,p999_us,max_us,machine_cpu_percent,nodes_cpu_cores,threads_min,threads_max,rss_mib_max,dev_shm_mib,error";
+const CSV_HEADER: &str = "round,topics,subscribers,cloud_subscribers,mode,seconds,delivered,expected,p50_us,p99_us,p999_us,max_us,machine_cpu_percent,nodes_cpu_cores,threads_min,threads_max,rss_mib_max,pss_mib_max,dev_shm_mib,error";
 
 fn min_max<T: Copy + PartialOrd>(values: &[T]) -> Option<(T, T)> {
     let first = *values.first()?;
@@ -238,7 +247,7 @@ fn csv(results: &[TopicsResult]) -> String {
         let threads = min_max(&r.threads);
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.2},{},{},{},{:.1},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.2},{},{},{},{},{:.1},{}",
             r.case.round,
             r.case.topics,
             r.case.subscribers,
@@ -256,6 +265,7 @@ fn csv(results: &[TopicsResult]) -> String {
             threads.map_or(String::new(), |t| t.0.to_string()),
             threads.map_or(String::new(), |t| t.1.to_string()),
             min_max(&r.rss_mib).map_or(String::new(), |m| format!("{:.1}", m.1)),
+            min_max(&r.pss_mib).map_or(String::new(), |m| format!("{:.1}", m.1)),
             r.dev_shm_mib,
             r.error.as_deref().unwrap_or("").replace([',', '\n'], " ")
         );
@@ -278,12 +288,12 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
     let mut out = format!("# zshm bench: {name} sweep\n\n");
     let _ = writeln!(
         out,
-        "Command: `{command}`. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores); threads and RSS per node process; /dev/shm growth over the case.\n",
+        "Command: `{command}`. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
         axis.describe()
     );
     let _ = writeln!(
         out,
-        "| round | {sym} | mode | delivered / expected | p50 | p99 | p99.9 | machine CPU | node CPU (cores) | threads per node | RSS per node MiB (max) | /dev/shm MiB |"
+        "| round | {sym} | mode | delivered / expected | p50 | p99 | p99.9 | machine CPU | node CPU (cores) | threads per node | RSS (PSS) per node MiB (max) | /dev/shm MiB |"
     );
     out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in results {
@@ -310,7 +320,11 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
             r.machine_cpu_percent.map_or("-".into(), |c| format!("{c:.0}%")),
             r.nodes_cpu_cores,
             threads,
-            min_max(&r.rss_mib).map_or("-".into(), |m| format!("{:.0}", m.1)),
+            match (min_max(&r.rss_mib), min_max(&r.pss_mib)) {
+                (Some(rss), Some(pss)) => format!("{:.0} ({:.0})", rss.1, pss.1),
+                (Some(rss), None) => format!("{:.0}", rss.1),
+                _ => "-".into(),
+            },
             r.dev_shm_mib,
             r.error
                 .as_deref()
@@ -466,12 +480,18 @@ fn targets(axis: Axis, results: &[TopicsResult]) -> String {
             threads.map_or("-".into(), |t| format!("{t} (max over nodes and cases)")),
             threads.map(|t| t <= MAX_THREADS),
         );
-        let rss = lane()
-            .flat_map(|r| r.rss_mib.iter().copied())
-            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        let largest = |values: fn(&TopicsResult) -> &Vec<f64>| {
+            lane()
+                .flat_map(|r| values(r).iter().copied())
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+        };
+        let (rss, pss) = (largest(|r| &r.rss_mib), largest(|r| &r.pss_mib));
         row(
             format!("lane: RSS per node ≤ {MAX_RSS_MIB:.0} MiB at every {sym}"),
-            rss.map_or("-".into(), |r| format!("{r:.0} MiB (max over nodes and cases)")),
+            rss.map_or("-".into(), |r| {
+                let pss = pss.map_or(String::new(), |p| format!("; PSS {p:.0} MiB"));
+                format!("{r:.0} MiB (max over nodes and cases{pss})")
+            }),
             rss.map(|r| r <= MAX_RSS_MIB),
         );
     }

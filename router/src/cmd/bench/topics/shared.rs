@@ -114,6 +114,10 @@ pub struct NodeReport {
     pub threads: u64,
     /// Its resident memory then, bytes.
     pub rss_bytes: u64,
+    /// Its proportional share of that memory then, bytes (`/proc/self/smaps_rollup`): pages it
+    /// shares with other processes, the program's code above all, count divided among them.
+    #[serde(default)]
+    pub pss_bytes: u64,
     /// Its CPU seconds over the measured window.
     pub cpu_seconds: f64,
     /// When its measured publishing began and ended (CLOCK_MONOTONIC ns).
@@ -245,17 +249,22 @@ pub fn mono_ns() -> i64 {
     super::super::shared::mono_ns()
 }
 
-/// Threads and resident bytes of this process now, from `/proc/self/status` (0 if unknown).
-pub fn threads_and_rss() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
+/// Threads, resident bytes and proportional resident bytes of this process now, from
+/// `/proc/self/status` and `/proc/self/smaps_rollup` (0 if unknown).
+pub fn threads_rss_pss() -> (u64, u64, u64) {
+    let kib = |file: &str, name: &str| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
             .lines()
             .find_map(|line| line.strip_prefix(name))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .unwrap_or(0)
     };
-    (field("Threads:"), field("VmRSS:") * 1024)
+    (
+        kib("/proc/self/status", "Threads:"),
+        kib("/proc/self/status", "VmRSS:") * 1024,
+        kib("/proc/self/smaps_rollup", "Pss:") * 1024,
+    )
 }
 
 /// Runs the node's measured part once its subscriptions and publishers are in place: prints
@@ -296,7 +305,7 @@ pub async fn measure(
     let (published, tally) = tokio::join!(publishing, collect(rx, tally, deadline));
     published?;
     let (window_start_ns, window_end_ns) = (start.load(Ordering::Relaxed), end.load(Ordering::Relaxed));
-    let (threads, rss_bytes) = threads_and_rss();
+    let (threads, rss_bytes, pss_bytes) = threads_rss_pss();
     let report = NodeReport {
         index: args.index(),
         received: tally.received,
@@ -304,6 +313,7 @@ pub async fn measure(
         latencies_ns: tally.latencies_ns,
         threads,
         rss_bytes,
+        pss_bytes,
         cpu_seconds: zshm_ops::tools::usage::cpu_seconds() - cpu_start,
         window_start_ns,
         window_end_ns,
