@@ -104,14 +104,14 @@ class Proc:
     """One started process, its output in a log file of its own."""
     serial = 0
 
-    def __init__(self, settings, name, command, started):
+    def __init__(self, settings, name, command, started, env=None):
         Proc.serial += 1
         self.name = name
         self.log = settings.logs / f"{Proc.serial:05d}-{name}.log"
         self.started = started
         with open(self.log, "wb") as log:
             self.popen = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                          env=settings.env, start_new_session=True)
+                                          env=dict(settings.env, **(env or {})), start_new_session=True)
 
     def alive(self):
         return self.popen.poll() is None
@@ -234,8 +234,9 @@ class Caller:
     whether it was answered. `server` (a Churner, or None for a long-lived server) tells a call
     that failed while its server was restarting from one that was lost."""
 
-    def __init__(self, name, command, period, check, server=None):
+    def __init__(self, name, command, period, check, server=None, env=None):
         self.name, self.command, self.period, self.check, self.server = name, command, period, check, server
+        self.env = env
         self.current = None
         self.next_at = 0.0
         self.calls = []  # dicts
@@ -248,7 +249,7 @@ class Caller:
                 return
             self.record(now)
         if now >= self.next_at:
-            self.current = Proc(settings, self.name, self.command(), now)
+            self.current = Proc(settings, self.name, self.command(), now, self.env)
             self.next_at = now + self.period
 
     def server_up_throughout(self, start, end):
@@ -342,6 +343,10 @@ def main():
     parser.add_argument("--out", default="target/churn", help="where the CSVs, plots and summary go")
     parser.add_argument("--zshm", default=str(REPO / "target/release/zshm"))
     parser.add_argument("--shm-size", default="4g", help="the private /dev/shm's size")
+    parser.add_argument("--client-log", metavar="RUST_LOG",
+                        help="RUST_LOG of the rclpy parameter clients only (zenoh-c reads it), e.g. "
+                             "zenoh::net::routing::dispatcher::queries=debug: a query that met no "
+                             "queryable then logs 'Send final reply (no matching queryables'")
     args = parser.parse_args()
     if os.environ.get(INSIDE) != "1":
         enter_namespace(args)
@@ -397,7 +402,8 @@ def main():
                lambda text: "Integer value is: 15" in text),
         Caller("rclpy_param_client", lambda: r("param-client", "--target", "/rclpy_params", "--name", "gain",
                                                "--value", "0.5", "--timeout", "15"), 30,
-               lambda text: "set gain True" in text),
+               lambda text: "set gain True" in text,
+               env={"RUST_LOG": args.client_log} if args.client_log else None),
     ]
 
     samples = []
