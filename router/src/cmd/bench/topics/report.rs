@@ -321,7 +321,7 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
             r.nodes_cpu_cores,
             threads,
             match (min_max(&r.rss_mib), min_max(&r.pss_mib)) {
-                (Some(rss), Some(pss)) => format!("{:.0} ({:.0})", rss.1, pss.1),
+                (Some(rss), Some(pss)) if pss.1 > 0.0 => format!("{:.0} ({:.0})", rss.1, pss.1),
                 (Some(rss), None) => format!("{:.0}", rss.1),
                 _ => "-".into(),
             },
@@ -485,7 +485,11 @@ fn targets(axis: Axis, results: &[TopicsResult]) -> String {
                 .flat_map(|r| values(r).iter().copied())
                 .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
         };
-        let (rss, pss) = (largest(|r| &r.rss_mib), largest(|r| &r.pss_mib));
+        // Reports written before nodes measured PSS have none (0).
+        let (rss, pss) = (
+            largest(|r| &r.rss_mib),
+            largest(|r| &r.pss_mib).filter(|p| *p > 0.0),
+        );
         row(
             format!("lane: RSS per node ≤ {MAX_RSS_MIB:.0} MiB at every {sym}"),
             rss.map_or("-".into(), |r| {
@@ -608,6 +612,14 @@ mod tests {
         );
         assert!(
             text.contains("RSS per node ≤ 32 MiB at every T | 40 MiB (max over nodes and cases) | missed |"),
+            "{text}"
+        );
+        for r in &mut results {
+            r.pss_mib = vec![17.0];
+        }
+        let text = targets(Axis::Topics, &results);
+        assert!(
+            text.contains("| 40 MiB (max over nodes and cases; PSS 17 MiB) | missed |"),
             "{text}"
         );
         assert!(
