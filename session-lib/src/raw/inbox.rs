@@ -44,6 +44,10 @@ struct Shared {
     topic: String,
     stats: Arc<SessionStats>,
     heap_bytes: AtomicUsize,
+    /// Samples in the channel, never fewer than there are: counted before a send, uncounted
+    /// after a receive. It answers [`Inbox::is_empty`] with one atomic load; flume's own length
+    /// takes the channel's lock, and an executor asks every entity it serves on every look.
+    queued: AtomicUsize,
     warned: AtomicBool,
     stopped: AtomicBool,
 }
@@ -62,8 +66,10 @@ impl Shared {
         }
     }
 
+    /// A sample left the channel (popped or evicted).
     fn taken(&self, bytes: usize) {
         self.heap_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        self.queued.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -125,6 +131,7 @@ pub fn inbox<M>(topic: &str, bounds: InboxBounds, stats: Arc<SessionStats>) -> (
         topic: topic.to_owned(),
         stats,
         heap_bytes: AtomicUsize::new(0),
+        queued: AtomicUsize::new(0),
         warned: AtomicBool::new(false),
         stopped: AtomicBool::new(false),
     });
@@ -163,17 +170,22 @@ impl<M> Inbox<M> {
                 self.evict_oldest();
                 continue;
             }
+            shared.queued.fetch_add(1, Ordering::SeqCst);
             match self.tx.try_send(item) {
                 Ok(()) => return,
                 Err(flume::TrySendError::Full(back)) => {
+                    shared.queued.fetch_sub(1, Ordering::SeqCst);
                     item = back;
                     self.evict_oldest();
                 }
                 // The consumer is gone (the subscription is being dropped): nobody wants it.
-                Err(flume::TrySendError::Disconnected(_)) => break,
+                Err(flume::TrySendError::Disconnected(_)) => {
+                    shared.queued.fetch_sub(1, Ordering::SeqCst);
+                    break;
+                }
             }
         }
-        shared.taken(heap_bytes);
+        shared.heap_bytes.fetch_sub(heap_bytes, Ordering::Relaxed);
     }
 
     /// Takes the oldest queued sample out and counts it; false when the queue was empty.
@@ -203,9 +215,10 @@ impl<M> Inbox<M> {
         let _ = self.tx.try_send(Item::Stop);
     }
 
-    /// True when nothing is queued.
+    /// True when nothing is queued. A sample being pushed or popped right now may count as
+    /// queued a moment early or late, never a queued one as absent.
     pub fn is_empty(&self) -> bool {
-        self.tx.is_empty()
+        self.shared.queued.load(Ordering::SeqCst) == 0
     }
 }
 
@@ -302,6 +315,44 @@ mod tests {
             "queued samples are not delivered after stop"
         );
         assert_eq!(drops(&stats), 0, "nor counted as drops: the owner asked for it");
+    }
+
+    #[test]
+    fn is_empty_follows_pushes_pops_and_evictions() {
+        let (inbox, receiver, _stats) = queue(2, usize::MAX);
+        assert!(inbox.is_empty());
+        inbox.push(1, 0);
+        assert!(!inbox.is_empty());
+        assert_eq!(receiver.try_recv(), Some(1));
+        assert!(inbox.is_empty());
+        for n in 2..=6 {
+            inbox.push(n, 0);
+        }
+        assert!(!inbox.is_empty(), "two kept after three evictions");
+        assert_eq!(receiver.try_recv(), Some(5));
+        assert!(!inbox.is_empty());
+        assert_eq!(receiver.try_recv(), Some(6));
+        assert!(inbox.is_empty());
+        assert_eq!(receiver.try_recv(), None);
+        assert!(inbox.is_empty(), "an empty receive takes nothing off the count");
+    }
+
+    #[test]
+    fn is_empty_holds_across_threads() {
+        let (inbox, receiver, _stats) = queue(64, usize::MAX);
+        let pusher = {
+            let inbox = inbox.clone();
+            std::thread::spawn(move || (0..100_000).for_each(|n| inbox.push(n, 0)))
+        };
+        let mut popped = 0;
+        while !pusher.is_finished() || !inbox.is_empty() {
+            if receiver.try_recv().is_some() {
+                popped += 1;
+            }
+        }
+        pusher.join().unwrap();
+        assert!(popped > 0);
+        assert_eq!(receiver.try_recv(), None, "empty means nothing is left");
     }
 
     #[test]
