@@ -12,7 +12,7 @@ use anyhow::Context;
 use iceoryx2::prelude::*;
 
 use super::layout::Topic;
-use super::shared::{Delivery, NodeArgs, measure, mono_ns};
+use super::shared::{Delivery, NodeArgs, Recorder, measure, mono_ns};
 use crate::support::shutdown;
 
 /// iceoryx2's errors are plain enums: keep their Debug text as the cause.
@@ -97,16 +97,16 @@ fn retry<T>(mut attempt: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T>
 
 /// Runs an iceoryx2 node.
 pub async fn node(args: &NodeArgs) -> anyhow::Result<()> {
-    let (tx, rx) = flume::unbounded();
+    let recorder = Recorder::new(&args.read(), args.seconds);
     let stop = Arc::new(AtomicBool::new(false));
     let (subscribed_tx, subscribed_rx) = std::sync::mpsc::channel();
     // iceoryx2's ports stay on the thread that made them: the receiving side has its own thread
     // and its own iceoryx2 node.
     let receiver = {
-        let (args, stop) = (args.clone(), stop.clone());
+        let (args, stop, recorder) = (args.clone(), stop.clone(), recorder.clone());
         std::thread::Builder::new()
             .name("iox-receive".into())
-            .spawn(move || receive(&args, &tx, &stop, &subscribed_tx))
+            .spawn(move || receive(&args, &recorder, &stop, &subscribed_tx))
             .context("cannot start the receiving thread")?
     };
     let result = async {
@@ -114,7 +114,7 @@ pub async fn node(args: &NodeArgs) -> anyhow::Result<()> {
             .recv()
             .context("the receiving thread stopped")?
             .context("cannot subscribe")?;
-        publish(args, rx).await
+        publish(args, &recorder).await
     }
     .await;
     stop.store(true, Ordering::SeqCst);
@@ -124,7 +124,7 @@ pub async fn node(args: &NodeArgs) -> anyhow::Result<()> {
     result.and(received)
 }
 
-async fn publish(args: &NodeArgs, rx: flume::Receiver<Delivery>) -> anyhow::Result<()> {
+async fn publish(args: &NodeArgs, recorder: &Recorder) -> anyhow::Result<()> {
     let node = new_node()?;
     let published = args.published();
     let mut services = Vec::new();
@@ -177,7 +177,7 @@ async fn publish(args: &NodeArgs, rx: flume::Receiver<Delivery>) -> anyhow::Resu
             return Ok(());
         }
     }
-    measure(args, rx, async |slot, seq| {
+    measure(args, recorder, async |slot, seq| {
         let topic = &published[slot];
         let bytes = topic.bytes.max(16);
         let sample = publishers[slot].loan_slice_uninit(bytes).map_err(iox("loan"))?;
@@ -200,7 +200,7 @@ async fn publish(args: &NodeArgs, rx: flume::Receiver<Delivery>) -> anyhow::Resu
 /// subscriber each time it wakes, until `stop`.
 fn receive(
     args: &NodeArgs,
-    tx: &flume::Sender<Delivery>,
+    recorder: &Recorder,
     stop: &AtomicBool,
     subscribed: &std::sync::mpsc::Sender<anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
@@ -242,7 +242,7 @@ fn receive(
                     continue;
                 }
                 std::hint::black_box(bytes[bytes.len() - 1]);
-                let _ = tx.send(Delivery {
+                recorder.record(Delivery {
                     slot,
                     seq: u64::from_le_bytes(bytes[8..16].try_into()?),
                     sent_ns: i64::from_le_bytes(bytes[0..8].try_into()?),

@@ -17,7 +17,7 @@ use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
 use super::super::plan::Mode;
 use super::super::shared::{cloud_shape, wait_for_lane};
-use super::shared::{Delivery, NodeArgs, measure, mono_ns};
+use super::shared::{Delivery, NodeArgs, Recorder, measure, mono_ns};
 use crate::support::{ZenohContext, shutdown};
 
 /// Runs a zshm node.
@@ -36,7 +36,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
     )
     .await?;
     let topic = |name: &str| format!("/bench/{}/{name}", args.case);
-    let (tx, rx) = flume::unbounded();
+    let recorder = Recorder::new(&args.read(), args.seconds);
     let options = if args.mode.inline() {
         SubscriptionOptions::default().inline()
     } else {
@@ -44,7 +44,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
     };
     let mut subscriptions = Vec::new();
     for (slot, t) in args.read().iter().enumerate() {
-        let tx = tx.clone();
+        let recorder = recorder.clone();
         let subscription = node
             .create_subscription_with::<PointCloud2>(
                 &topic(&t.name()),
@@ -53,7 +53,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
                 move |msg| {
                     let view = msg.view();
                     std::hint::black_box(view.data.last().copied());
-                    let _ = tx.send(Delivery {
+                    recorder.record(Delivery {
                         slot,
                         seq: msg.sequence_number() as u64,
                         sent_ns: view.header.stamp.as_nanos(),
@@ -100,7 +100,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
         }
     }
     let loans = args.mode.loans();
-    measure(args, rx, async |slot, seq| {
+    measure(args, &recorder, async |slot, seq| {
         let (publisher, shape, data_len, owned) = &mut publishers[slot];
         if loans {
             let mut loan = publisher.loan(shape, *data_len).await;
@@ -131,10 +131,10 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
         .await
         .zenoh_context("cannot open zenoh")?;
     let key = |name: &str| format!("bench/{}/{name}", args.case);
-    let (tx, rx) = flume::unbounded();
+    let recorder = Recorder::new(&args.read(), args.seconds);
     let mut subscribers = Vec::new();
     for (slot, t) in args.read().iter().enumerate() {
-        let tx = tx.clone();
+        let recorder = recorder.clone();
         let subscriber = session
             .declare_subscriber(key(&t.name()))
             .callback(move |sample| {
@@ -144,7 +144,7 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
                     return;
                 }
                 std::hint::black_box(bytes[bytes.len() - 1]);
-                let _ = tx.send(Delivery {
+                recorder.record(Delivery {
                     slot,
                     seq: u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")),
                     sent_ns: i64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes")),
@@ -190,7 +190,7 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
-    measure(args, rx, async |slot, seq| {
+    measure(args, &recorder, async |slot, seq| {
         let (publisher, bytes) = &publishers[slot];
         let put = match &provider {
             Some(provider) => {

@@ -1,8 +1,9 @@
 //! What the topics sweep's node processes share, whatever their transport: their flags
 //! ([`NodeArgs`]), the report each prints and the bench reads back ([`NodeReport`]), the
-//! publishing loop ([`publish_ticks`]) and the count of what arrived ([`Tally`], [`collect`]).
+//! publishing loop ([`publish_ticks`]) and the count of what arrived ([`Tally`], [`Recorder`]).
 
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::super::plan::Mode;
@@ -193,22 +194,54 @@ impl Tally {
     }
 }
 
-/// Gathers deliveries until every measured one arrived, `deadline`, or a signal.
-pub async fn collect(rx: flume::Receiver<Delivery>, mut tally: Tally, deadline: Instant) -> Tally {
-    let until = tokio::time::sleep_until(deadline.into());
-    tokio::pin!(until);
-    let mut signal = std::pin::pin!(shutdown::signal());
-    while !tally.is_complete() {
-        tokio::select! {
-            delivery = rx.recv_async() => match delivery {
-                Ok(d) => { tally.record(d); }
-                Err(_) => break,
-            },
-            _ = &mut until => break,
-            _ = &mut signal => break,
+/// Where a node's receiving side counts its deliveries: on the thread that received them, under
+/// a lock the publishing task takes only once the window ends.
+///
+/// A channel to the publishing task (the first version) woke that task's thread for each
+/// delivery: in a lane node at T = 100, 1,500 wake-ups and 2,200 futex calls a second (strace),
+/// a cost of the benchmark rather than of the path it measures, and not the same in every mode
+/// (iceoryx2's receiving thread drains a burst per wake-up, zshm's executor hands on one message
+/// per callback). Every mode records the same way here.
+#[derive(Debug)]
+pub struct Recorder {
+    tally: Mutex<Tally>,
+    complete: tokio::sync::Notify,
+}
+
+impl Recorder {
+    /// A recorder for the subscriptions `read`, measured over `seconds`.
+    pub fn new(read: &[Topic], seconds: u64) -> Arc<Self> {
+        Arc::new(Self {
+            tally: Mutex::new(Tally::new(read, seconds)),
+            complete: tokio::sync::Notify::new(),
+        })
+    }
+
+    /// Counts a delivery (see [`Tally::record`]); the last measured one wakes [`collect`].
+    pub fn record(&self, delivery: Delivery) {
+        let mut tally = self.tally.lock().unwrap_or_else(PoisonError::into_inner);
+        let was_complete = tally.is_complete();
+        if tally.record(delivery) && !was_complete {
+            self.complete.notify_one();
         }
     }
-    tally
+}
+
+/// Waits until every measured delivery arrived, `deadline`, or a signal; then takes the count
+/// (what arrives later is not counted).
+pub async fn collect(recorder: &Recorder, deadline: Instant) -> Tally {
+    let read_all = async {
+        // A completion before this wait left a permit: it returns at once.
+        recorder.complete.notified().await;
+    };
+    let _ = shutdown::unless_signalled(tokio::time::timeout_at(deadline.into(), read_all)).await;
+    let mut tally = recorder.tally.lock().unwrap_or_else(PoisonError::into_inner);
+    Tally {
+        subscriptions: Vec::new(),
+        latencies_ns: std::mem::take(&mut tally.latencies_ns),
+        received: tally.received,
+        expected: tally.expected,
+    }
 }
 
 /// Publishes the node's topics, each at its rate, for the warm-up and `seconds`: on tick `k` of
@@ -272,11 +305,10 @@ pub fn threads_rss_pss() -> (u64, u64, u64) {
 /// stop it (so its publishers stay until every node has its messages).
 pub async fn measure(
     args: &NodeArgs,
-    rx: flume::Receiver<Delivery>,
+    recorder: &Recorder,
     publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let published = args.published();
-    let tally = Tally::new(&args.read(), args.seconds);
     let deadline = Instant::now() + Duration::from_secs(WARMUP_SECONDS + args.seconds) + GRACE;
     let cpu_start = zshm_ops::tools::usage::cpu_seconds();
     let (start, end) = (AtomicI64::new(0), AtomicI64::new(0));
@@ -302,7 +334,7 @@ pub async fn measure(
             None => Ok(()),
         }
     };
-    let (published, tally) = tokio::join!(publishing, collect(rx, tally, deadline));
+    let (published, tally) = tokio::join!(publishing, collect(recorder, deadline));
     published?;
     let (window_start_ns, window_end_ns) = (start.load(Ordering::Relaxed), end.load(Ordering::Relaxed));
     let (threads, rss_bytes, pss_bytes) = threads_rss_pss();
@@ -349,5 +381,47 @@ mod tests {
         }
         assert!(tally.is_complete());
         assert_eq!(tally.latencies_ns.len(), 100);
+    }
+
+    #[tokio::test]
+    async fn a_recorder_counts_on_the_receiving_thread_and_wakes_collect_once_complete() {
+        let topics = Workload::topics_sweep(10).layout();
+        let read = vec![topics[0].clone()];
+        let warmup = topics[0].warmup();
+        let recorder = Recorder::new(&read, 1);
+        let receiving = {
+            let recorder = recorder.clone();
+            std::thread::spawn(move || {
+                for seq in warmup - 5..=warmup + 100 {
+                    recorder.record(Delivery {
+                        slot: 0,
+                        seq,
+                        sent_ns: 10,
+                        at_ns: 15,
+                    });
+                }
+            })
+        };
+        let far = Instant::now() + Duration::from_secs(60);
+        let tally = collect(&recorder, far).await;
+        receiving.join().unwrap();
+        assert_eq!((tally.received, tally.expected), (100, 100));
+        assert_eq!(tally.latencies_ns, vec![5; 100]);
+    }
+
+    #[tokio::test]
+    async fn collect_ends_at_the_deadline_with_what_arrived() {
+        let topics = Workload::topics_sweep(10).layout();
+        let read = vec![topics[0].clone()];
+        let recorder = Recorder::new(&read, 1);
+        recorder.record(Delivery {
+            slot: 0,
+            seq: topics[0].warmup() + 1,
+            sent_ns: 0,
+            at_ns: 7,
+        });
+        let tally = collect(&recorder, Instant::now() + Duration::from_millis(50)).await;
+        assert_eq!((tally.received, tally.expected), (1, 100));
+        assert_eq!(tally.latencies_ns, [7]);
     }
 }
