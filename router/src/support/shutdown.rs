@@ -103,6 +103,14 @@ pub async fn signal() -> anyhow::Result<&'static str> {
     wait_for(1).await
 }
 
+/// Resolves when the first SIGINT or SIGTERM arrives or has arrived (never, if the handler is not
+/// installed, as in unit tests; [`signal`] returns an error at once there).
+pub async fn first_signal() {
+    if wait_for(1).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
 /// Resolves when a second SIGINT or SIGTERM arrives (never, if the handler is not installed).
 pub async fn second_signal() {
     if wait_for(2).await.is_err() {

@@ -18,7 +18,7 @@ use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
 use super::plan::Mode;
 use super::shared::{
-    Arrival, Collector, RoleArgs, cloud_shape, mono_ns, print_report, publish_paced, wait_for_lane,
+    Arrival, RoleArgs, SharedCollector, cloud_shape, mono_ns, print_report, publish_paced, wait_for_lane,
     zenoh_drops,
 };
 use crate::support::out::outln;
@@ -129,7 +129,8 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
 async fn zshm_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zshm_session(&args).await?;
     let node = Node::new(&session, "bench_sub", NodeOptions::default()).await?;
-    let (tx, rx) = flume::unbounded();
+    let collector = SharedCollector::new(&args);
+    let recorder = collector.clone();
     // The inline modes run the callback on zenoh's receive thread, as plain zenoh does.
     let options = if args.mode.inline() {
         SubscriptionOptions::default().inline()
@@ -147,7 +148,7 @@ async fn zshm_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
                     view.data.first().copied().unwrap_or(0) ^ view.data.last().copied().unwrap_or(0);
                 std::hint::black_box(touched);
                 let at_ns = mono_ns();
-                let _ = tx.send(Arrival {
+                recorder.record(Arrival {
                     at_ns,
                     sent_ns: view.header.stamp.as_nanos(),
                     seq: msg.sequence_number() as u64,
@@ -163,7 +164,7 @@ async fn zshm_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
         .declare_token(ready_token(&args))
         .await
         .zenoh_context("cannot announce the subscriber")?;
-    collect(rx, &args).await
+    collect(&collector, &args).await
 }
 
 async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
@@ -230,7 +231,8 @@ async fn zenoh_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
 
 async fn zenoh_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let session = zenoh_session(&args).await?;
-    let (tx, rx) = flume::unbounded();
+    let collector = SharedCollector::new(&args);
+    let recorder = collector.clone();
     let _subscriber = session
         .declare_subscriber(raw_key(&args))
         .callback(move |sample| {
@@ -241,7 +243,7 @@ async fn zenoh_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
                 return;
             }
             std::hint::black_box(bytes[bytes.len() - 1]);
-            let _ = tx.send(Arrival {
+            recorder.record(Arrival {
                 at_ns,
                 sent_ns: i64::from_le_bytes(bytes[0..8].try_into().expect("8 bytes")),
                 seq: u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")),
@@ -256,27 +258,12 @@ async fn zenoh_subscriber(args: RoleArgs) -> anyhow::Result<ExitCode> {
         .declare_token(ready_token(&args))
         .await
         .zenoh_context("cannot announce the subscriber")?;
-    collect(rx, &args).await
+    collect(&collector, &args).await
 }
 
 /// Prints `ready`, then gathers arrivals until the last measured one, the timeout or a signal.
-async fn collect(rx: flume::Receiver<Arrival>, args: &RoleArgs) -> anyhow::Result<ExitCode> {
+async fn collect(collector: &SharedCollector, args: &RoleArgs) -> anyhow::Result<ExitCode> {
     outln!("ready");
-    let mut collector = Collector::new(args);
-    let deadline = tokio::time::sleep(args.timeout);
-    tokio::pin!(deadline);
-    let mut shutdown = std::pin::pin!(shutdown::signal());
-    loop {
-        let arrival = tokio::select! {
-            arrival = rx.recv_async() => arrival.ok(),
-            _ = &mut deadline => None,
-            _ = &mut shutdown => None,
-        };
-        match arrival {
-            Some(arrival) if !collector.record(arrival) => {}
-            _ => break,
-        }
-    }
-    print_report(&collector.finish())?;
+    print_report(&collector.finish(args.timeout).await)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,7 @@
 //! send ([`cloud_shape`]), the paced publishing loop every publisher runs, and the collection
 //! every subscriber runs.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use zshm::msgs::LoanableMessage;
@@ -217,6 +218,56 @@ impl Collector {
     }
 }
 
+/// A [`Collector`] that a subscriber's callback records into on the thread that received the
+/// message, so that measuring wakes no other thread. The first version sent each arrival through
+/// a channel to the main task, which woke that task's thread for every message in the zshm and
+/// plain zenoh subscribers but not in iceoryx2's, which records on its receiving thread: a cost
+/// of the benchmark, charged to some modes only (BENCHMARKS.md, "The executor's looks and the
+/// benchmark's own wake-ups").
+#[derive(Debug)]
+pub struct SharedCollector {
+    collector: Mutex<Option<Collector>>,
+    last: tokio::sync::Notify,
+}
+
+impl SharedCollector {
+    /// A collector for the case of `args`.
+    pub fn new(args: &RoleArgs) -> Arc<Self> {
+        Arc::new(Self {
+            collector: Mutex::new(Some(Collector::new(args))),
+            last: tokio::sync::Notify::new(),
+        })
+    }
+
+    /// Records one arrival (see [`Collector::record`]); the last measured one wakes
+    /// [`finish`](Self::finish).
+    pub fn record(&self, arrival: Arrival) {
+        let mut collector = self.collector.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(collector) = collector.as_mut()
+            && collector.record(arrival)
+        {
+            self.last.notify_one();
+        }
+    }
+
+    /// Waits for the last measured message, `timeout` or a signal, then makes the report (what
+    /// arrives later is not recorded).
+    pub async fn finish(&self, timeout: Duration) -> SubReport {
+        // An arrival before this wait left a permit: it returns at once.
+        let last = self.last.notified();
+        tokio::select! {
+            _ = tokio::time::timeout(timeout, last) => {}
+            () = shutdown::first_signal() => {}
+        }
+        let collector = self
+            .collector
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        collector.map(Collector::finish).unwrap_or_default()
+    }
+}
+
 /// A cloud of `payload` serialized bytes: one `uint8` field per point.
 pub fn cloud_shape(payload: usize) -> (PointCloud2, usize) {
     let mut shape = PointCloud2 {
@@ -333,5 +384,56 @@ pub fn mode_env(mode: Mode, pool: &str) -> Vec<(&'static str, &str)> {
             ("ZENOH_SHM_ALLOC_SIZE", pool),
         ],
         Mode::Lane | Mode::Iceoryx2 | Mode::Tcp | Mode::TcpInline | Mode::ZenohTcp => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(warmup: u64, count: u64) -> RoleArgs {
+        RoleArgs {
+            publisher: false,
+            mode: Mode::Lane,
+            case: "c".into(),
+            payload: 64,
+            count,
+            warmup,
+            rate: 100.0,
+            subscribers: 1,
+            connect: "tcp/127.0.0.1:7447".into(),
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    fn arrival(seq: u64) -> Arrival {
+        Arrival {
+            at_ns: 30,
+            sent_ns: 10,
+            seq,
+            shm: true,
+            lane: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_shared_collector_records_on_the_receiving_thread_and_finishes_at_the_last_message() {
+        let collector = SharedCollector::new(&args(5, 100));
+        let receiving = {
+            let collector = collector.clone();
+            std::thread::spawn(move || (1..=105).for_each(|seq| collector.record(arrival(seq))))
+        };
+        let report = collector.finish(Duration::from_secs(60)).await;
+        receiving.join().unwrap();
+        assert_eq!((report.received, report.lost, report.lane), (100, 0, 100));
+        assert_eq!(report.latencies_ns, vec![20; 100]);
+    }
+
+    #[tokio::test]
+    async fn a_shared_collector_reports_the_losses_at_the_timeout() {
+        let collector = SharedCollector::new(&args(0, 10));
+        (1..=4).for_each(|seq| collector.record(arrival(seq)));
+        let report = collector.finish(Duration::from_millis(50)).await;
+        assert_eq!((report.received, report.lost), (4, 6));
     }
 }

@@ -234,7 +234,10 @@ pub async fn collect(recorder: &Recorder, deadline: Instant) -> Tally {
         // A completion before this wait left a permit: it returns at once.
         recorder.complete.notified().await;
     };
-    let _ = shutdown::unless_signalled(tokio::time::timeout_at(deadline.into(), read_all)).await;
+    tokio::select! {
+        _ = tokio::time::timeout_at(deadline.into(), read_all) => {}
+        () = shutdown::first_signal() => {}
+    }
     let mut tally = recorder.tally.lock().unwrap_or_else(PoisonError::into_inner);
     Tally {
         subscriptions: Vec::new(),
