@@ -42,7 +42,7 @@ mod status;
 
 pub use context::LaneContext;
 pub use header::LaneHeader;
-pub use receiver::{LaneEvent, LaneReceiver, LaneSample, ReceiverProfile};
+pub use receiver::{LaneEvent, LaneReceiver, LaneSample, ReceiverProfile, WaitSet};
 pub use sender::{LaneLoan, LaneSendError, LaneSender, SenderProfile};
 pub use status::{LaneStatus, LaneUnavailable};
 

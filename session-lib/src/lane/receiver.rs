@@ -1,20 +1,26 @@
 //! [`LaneReceiver`]: the receiving end of the lane for one subscription. It attaches to the
-//! lanes of the publishers it is told about and gathers their wake-ups in one `epoll` instance
-//! (the publishers' iceoryx2 listeners and an eventfd for its own control messages). It owns no
-//! thread: its epoll descriptor ([`LaneReceiver::descriptor`]) sits in the wait set of the
-//! executor that serves the subscription, and the executor thread that wakes up for it calls
-//! [`LaneReceiver::process`], which reads every waiting message and hands each one, a view into
-//! the publisher's segment, to the subscription's handler on that same thread: no hand-off.
+//! lanes of the publishers it is told about and puts their wake-ups straight into the wait set
+//! of the executor that serves the subscription ([`WaitSet`]): each publisher's iceoryx2
+//! listener, and an eventfd for its own control messages, each under a slot number. It owns no
+//! thread: the executor thread that wakes up for a slot tells the receiver
+//! ([`LaneReceiver::fired`]) and calls [`LaneReceiver::process`], which reads the messages of the
+//! slots that fired and hands each one, a view into the publisher's segment, to the
+//! subscription's handler on that same thread: no hand-off.
 //!
-//! Why epoll and not iceoryx2's `Listener::blocking_wait`: one descriptor serves every publisher
-//! of the subscription, the executor waits on it beside everything else it serves, and it saves
-//! the four `fcntl` and one `setsockopt` calls `blocking_wait` makes per wake-up.
+//! Why the executor's own epoll set and not one of the receiver's, nested in it: a datagram
+//! that wakes a nested set wakes the outer one through a second callback, under a second
+//! lock with interrupts off, in the publisher's `sendto`, and the woken thread reads the
+//! nested set with one more `epoll_wait`. Measured at T = 100 in the topics sweep, that second
+//! level cost a lane node more kernel time per message than all of iceoryx2's own wake-up.
+//! Why not iceoryx2's `Listener::blocking_wait`: the executor waits on every publisher beside
+//! everything else it serves, and `blocking_wait` makes four `fcntl` and one `setsockopt` calls
+//! per wake-up.
 
 #![allow(unsafe_code)]
 
 use std::os::fd::{AsFd, BorrowedFd};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::Listener;
@@ -23,7 +29,6 @@ use iceoryx2::prelude::*;
 use iceoryx2::sample::Sample;
 use iceoryx2::service::port_factory::event::PortFactory as EventService;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
-use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
 use nix::sys::eventfd::{EfdFlags, EventFd};
 
 use super::context::LaneContext;
@@ -38,6 +43,43 @@ pub struct ReceiverProfile {
     pub port_name: String,
     /// Messages queued per publisher before the oldest is overwritten (or the publisher waits).
     pub buffer: usize,
+}
+
+/// Where a receiver's descriptors are waited on: in zshm, the epoll set of the executor that
+/// serves the subscription. Each goes in under a slot number: [`CONTROL_SLOT`] for the
+/// receiver's own control messages, the others for publishers. Whoever waits reports the slots
+/// that became readable to [`LaneReceiver::fired`], then calls [`LaneReceiver::process`].
+pub trait WaitSet: Send + Sync {
+    /// Starts watching `fd` for readability, as `slot`.
+    fn add(&self, fd: BorrowedFd<'_>, slot: usize) -> std::io::Result<()>;
+    /// Stops watching `fd`.
+    fn remove(&self, fd: BorrowedFd<'_>);
+    /// Watches `fd` again after [`process`](LaneReceiver::process) took in what it signalled:
+    /// for a wait set that reports a descriptor once per arming (epoll's `EPOLLONESHOT`, with
+    /// several threads); nothing to do for a level-triggered one.
+    fn rearm(&self, fd: BorrowedFd<'_>, slot: usize);
+}
+
+/// The slot of a receiver's control eventfd; a publisher's listener gets its index + 1.
+pub const CONTROL_SLOT: usize = 0;
+
+/// The slots that fired and were not processed yet: one bit per slot below 63; the last bit
+/// stands for every slot from 63 on (a subscription with that many publishers looks at each).
+#[derive(Debug, Default)]
+struct Fired(AtomicU64);
+
+/// The bit of the slots from 63 on.
+const HIGH_SLOTS: u32 = 63;
+
+impl Fired {
+    fn note(&self, slot: usize) {
+        let bit = (slot as u32).min(HIGH_SLOTS);
+        self.0.fetch_or(1 << bit, Ordering::AcqRel);
+    }
+
+    fn take(&self) -> u64 {
+        self.0.swap(0, Ordering::AcqRel)
+    }
 }
 
 /// What [`LaneReceiver::process`] hands to the subscription.
@@ -113,12 +155,15 @@ enum Control {
     Detach(String),
 }
 
-/// The receiving end of one subscription. Whoever serves it waits for its
-/// [`descriptor`](Self::descriptor) to be readable, then calls [`process`](Self::process).
+/// The receiving end of one subscription. Whoever serves it gives it a [`WaitSet`]
+/// ([`watch`](Self::watch)), reports the slots that fire ([`fired`](Self::fired)) and then calls
+/// [`process`](Self::process).
 pub struct LaneReceiver {
     control: flume::Sender<Control>,
     wake: Arc<Wake>,
-    epoll: Epoll,
+    fired: Fired,
+    /// [`close`](Self::close) was called.
+    closing: AtomicBool,
     state: Mutex<State>,
 }
 
@@ -137,8 +182,6 @@ impl LaneReceiver {
         handler: impl FnMut(LaneEvent) + Send + 'static,
     ) -> std::io::Result<Self> {
         let fd = EventFd::from_value_and_flags(0, EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
-        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
-        epoll.add(&fd, EpollEvent::new(EpollFlags::EPOLLIN, CONTROL))?;
         let wake = Arc::new(Wake {
             fd,
             stalled: AtomicBool::new(false),
@@ -152,26 +195,69 @@ impl LaneReceiver {
             slots: Vec::new(),
             handler: Box::new(handler),
             warned_borrows: false,
+            wait_set: None,
         };
         Ok(Self {
             control,
             wake,
-            epoll,
+            fired: Fired::default(),
+            closing: AtomicBool::new(false),
             state: Mutex::new(state),
         })
     }
 
-    /// The descriptor that is readable while something waits to be processed: a message of an
-    /// attached publisher, or an attach or detach order.
-    pub fn descriptor(&self) -> BorrowedFd<'_> {
-        self.epoll.0.as_fd()
+    /// Puts the receiver's descriptors in `wait_set`; the publishers it attaches to later go
+    /// there too. Orders given before are waiting in the control eventfd, which `wait_set`
+    /// then reports as readable.
+    pub fn watch(&self, wait_set: Arc<dyn WaitSet>) -> std::io::Result<()> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.closing.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        wait_set.add(state.wake.fd.as_fd(), CONTROL_SLOT)?;
+        state.wait_set = Some(wait_set);
+        Ok(())
     }
 
-    /// Handles everything waiting now: attach and detach orders, then every message of every
-    /// publisher that woke the receiver, each handed to the handler on this thread. Never waits.
+    /// Takes the receiver's descriptors out of its wait set, for good: after this, nothing wakes
+    /// anybody for it. Called when its subscription leaves the executor, and when it drops.
+    ///
+    /// Never waits for [`process`](Self::process): an inline callback, which runs inside it, may
+    /// drop its own subscription. When a thread is processing, that thread takes the
+    /// descriptors out as it finishes.
+    pub fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        match self.state.try_lock() {
+            Ok(mut state) => state.unwatch(),
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().unwatch(),
+            Err(TryLockError::WouldBlock) => {}
+        }
+    }
+
+    /// Notes that the descriptor of `slot` became readable; [`process`](Self::process) takes it
+    /// in. Cheap, and never waits: the waiting thread calls it for each event.
+    pub fn fired(&self, slot: usize) {
+        self.fired.note(slot);
+    }
+
+    /// Handles what the slots that fired signalled: attach and detach orders, then every waiting
+    /// message of each publisher that woke the receiver, each handed to the handler on this
+    /// thread; then arms those descriptors again. Never waits.
     pub fn process(&self) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.process(&self.epoll);
+        // Taken under the lock: bits noted while another thread processes wait for this call.
+        let fired = self.fired.take();
+        if fired != 0 {
+            state.process(fired);
+        }
+        drop(state);
+        // A `close` that found the lock taken left the descriptors to whoever held it. Checked
+        // after letting go, so that a `close` either took the lock or is seen here.
+        if self.closing.load(Ordering::SeqCst)
+            && let Ok(mut state) = self.state.try_lock()
+        {
+            state.unwatch();
+        }
     }
 
     /// Starts receiving the publisher `id` through its lane, with up to `history` of its past
@@ -196,8 +282,11 @@ impl LaneReceiver {
     }
 }
 
-/// The epoll tag of the control eventfd; publishers' listeners get their slot index + 1.
-const CONTROL: u64 = 0;
+impl Drop for LaneReceiver {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
 
 struct Slot {
     id: String,
@@ -205,6 +294,14 @@ struct Slot {
     _event: EventService<Svc>,
     listener: Listener<Svc>,
     subscriber: Subscriber<Svc, [u8], LaneHeader>,
+}
+
+impl Slot {
+    fn descriptor(&self) -> BorrowedFd<'_> {
+        // SAFETY: the listener's descriptor stays open as long as the listener, which the slot
+        // holds; the slot leaves the wait set (in `detach` or `close`) before it drops.
+        unsafe { BorrowedFd::borrow_raw(self.listener.file_descriptor().native_handle()) }
+    }
 }
 
 struct State {
@@ -215,63 +312,71 @@ struct State {
     slots: Vec<Option<Slot>>,
     handler: Box<dyn FnMut(LaneEvent) + Send>,
     warned_borrows: bool,
+    /// Where the descriptors are watched; `None` before [`LaneReceiver::watch`] and after
+    /// [`LaneReceiver::close`].
+    wait_set: Option<Arc<dyn WaitSet>>,
 }
 
 impl State {
-    fn process(&mut self, epoll: &Epoll) {
-        let mut events = [EpollEvent::empty(); 16];
-        loop {
-            let ready = match epoll.wait(&mut events, EpollTimeout::ZERO) {
-                Ok(n) => n,
-                Err(nix::errno::Errno::EINTR) => continue,
-                Err(err) => {
-                    tracing::error!("lane: the receiver cannot read its wake-ups, epoll failed: {err}");
-                    return;
-                }
-            };
-            for event in &events[..ready] {
-                match event.data() {
-                    CONTROL => {
-                        let _ = self.wake.fd.read();
-                        self.control(epoll);
-                        // A sample given back after a stall rings the same eventfd.
-                        for index in 0..self.slots.len() {
-                            self.drain(index);
-                        }
-                    }
-                    tag => {
-                        // Messages first, the wake-up datagram after: consuming it is a syscall
-                        // the message need not wait for. Draining again after it catches a
-                        // message sent in between (its wake-up was coalesced into this one).
-                        let index = (tag - 1) as usize;
-                        self.drain(index);
-                        if let Some(Some(slot)) = self.slots.get(index) {
-                            let _ = slot.listener.try_wait(|_| {});
-                        }
-                        self.drain(index);
-                    }
+    /// Takes every descriptor out of the wait set, which is gone for good after.
+    fn unwatch(&mut self) {
+        if let Some(wait_set) = self.wait_set.take() {
+            wait_set.remove(self.wake.fd.as_fd());
+            for slot in self.slots.iter().flatten() {
+                wait_set.remove(slot.descriptor());
+            }
+        }
+    }
+
+    fn process(&mut self, fired: u64) {
+        if fired & 1 << CONTROL_SLOT != 0 {
+            let _ = self.wake.fd.read();
+            self.control();
+            // A sample given back after a stall rings the same eventfd.
+            for index in 0..self.slots.len() {
+                self.drain(index);
+            }
+            if let Some(wait_set) = &self.wait_set {
+                wait_set.rearm(self.wake.fd.as_fd(), CONTROL_SLOT);
+            }
+        }
+        let publishers = (1..self.slots.len() + 1).filter(|&slot| {
+            let bit = (slot as u32).min(HIGH_SLOTS);
+            fired & 1 << bit != 0
+        });
+        for slot in publishers {
+            // Messages first, the wake-up datagram after: consuming it is a syscall the message
+            // need not wait for. Draining again after it catches a message sent in between (its
+            // wake-up was coalesced into this one).
+            let index = slot - 1;
+            self.drain(index);
+            if let Some(Some(listener)) = self.slots.get(index) {
+                let _ = listener.listener.try_wait(|_| {});
+                if let Some(wait_set) = &self.wait_set {
+                    wait_set.rearm(listener.descriptor(), slot);
                 }
             }
-            if ready < events.len() {
-                return;
-            }
+            self.drain(index);
         }
     }
 
     /// Handles the queued control messages.
-    fn control(&mut self, epoll: &Epoll) {
+    fn control(&mut self) {
         while let Ok(control) = self.queue.try_recv() {
             match control {
                 Control::Attach { id, history } => {
-                    let result = self.attach(epoll, &id, history);
+                    let result = self.attach(&id, history);
                     (self.handler)(LaneEvent::Attached { id, result });
                 }
-                Control::Detach(id) => self.detach(epoll, &id),
+                Control::Detach(id) => self.detach(&id),
             }
         }
     }
 
-    fn attach(&mut self, epoll: &Epoll, id: &str, history: usize) -> Result<(), AttachFailure> {
+    fn attach(&mut self, id: &str, history: usize) -> Result<(), AttachFailure> {
+        let Some(wait_set) = self.wait_set.clone() else {
+            return Err(failure(LaneFallback::OpenFailed, "the receiver is closed".into()));
+        };
         if self.slots.iter().flatten().any(|slot| slot.id == id) {
             return Ok(());
         }
@@ -283,11 +388,8 @@ impl State {
                 self.slots.len() - 1
             }
         };
-        // SAFETY: the listener's descriptor stays open while the slot holds the listener, and
-        // the slot leaves epoll (in `detach`) before it is dropped.
-        let fd = unsafe { BorrowedFd::borrow_raw(slot.listener.file_descriptor().native_handle()) };
-        epoll
-            .add(fd, EpollEvent::new(EpollFlags::EPOLLIN, index as u64 + 1))
+        wait_set
+            .add(slot.descriptor(), index + 1)
             .map_err(|err| failure(LaneFallback::OpenFailed, format!("epoll: {err}")))?;
         self.slots[index] = Some(slot);
         // Messages (history) may already wait: read them before the first wake-up.
@@ -335,7 +437,7 @@ impl State {
         })
     }
 
-    fn detach(&mut self, epoll: &Epoll, id: &str) {
+    fn detach(&mut self, id: &str) {
         let Some(index) = self
             .slots
             .iter()
@@ -344,10 +446,10 @@ impl State {
             return;
         };
         self.drain(index);
-        if let Some(slot) = self.slots[index].take() {
-            // SAFETY: the listener is still alive here; it is dropped right after.
-            let fd = unsafe { BorrowedFd::borrow_raw(slot.listener.file_descriptor().native_handle()) };
-            let _ = epoll.delete(fd);
+        if let Some(slot) = self.slots[index].take()
+            && let Some(wait_set) = &self.wait_set
+        {
+            wait_set.remove(slot.descriptor());
         }
     }
 
@@ -405,4 +507,23 @@ fn classify(err: impl std::fmt::Debug) -> AttachFailure {
         LaneFallback::OpenFailed
     };
     failure(reason, error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fired_slots_are_taken_once_and_high_slots_share_the_last_bit() {
+        let fired = Fired::default();
+        assert_eq!(fired.take(), 0);
+        fired.note(CONTROL_SLOT);
+        fired.note(3);
+        fired.note(3);
+        assert_eq!(fired.take(), 1 | 1 << 3);
+        assert_eq!(fired.take(), 0, "taken once");
+        fired.note(63);
+        fired.note(500);
+        assert_eq!(fired.take(), 1 << HIGH_SLOTS);
+    }
 }

@@ -108,8 +108,16 @@ struct Entity<T: Message> {
 }
 
 impl<T: Message> Waitable for Entity<T> {
-    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
-        self.lane.get().map(|lane| lane.receiver().descriptor())
+    fn fired(&self, slot: usize) {
+        if let Some(lane) = self.lane.get() {
+            lane.receiver().fired(slot);
+        }
+    }
+
+    fn unwatch(&self) {
+        if let Some(lane) = self.lane.get() {
+            lane.receiver().close();
+        }
     }
 
     fn collect(&self, signalled: bool, now: Instant) {
@@ -230,9 +238,10 @@ impl NodeBase {
             && let Some(started) =
                 lane_subscription::start(self.session(), &info, &key, entity.paths.clone()).await
         {
-            let _ = entity.lane.set(started);
-            registration
-                .watch_descriptor()
+            // Watched only once the entity holds it, so that no slot fires before it can be told.
+            let lane = entity.lane.get_or_init(|| started);
+            lane.receiver()
+                .watch(registration.wait_set())
                 .map_err(|err| NodeError::Executor(err.into()))?;
         }
         let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;

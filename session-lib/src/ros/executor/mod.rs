@@ -3,7 +3,8 @@
 //! An executor serves entities (subscriptions and timers now; services and actions plug in the
 //! same way, through the crate's `Waitable` trait) and waits on all of them in one wait set: an
 //! `epoll` instance holding one eventfd of its own and, for each subscription that receives
-//! through the same-host lane, the lane receiver's descriptor. So:
+//! through the same-host lane, the descriptors of its lane receiver (one per publisher and one
+//! for its control messages, each tagged with the entity and the receiver's slot). So:
 //!
 //! * a zenoh message crosses one thread boundary: zenoh's receive thread checks its attachment,
 //!   queues it in the subscription's bounded QoS queue, rings the executor's eventfd (once, until
@@ -53,12 +54,15 @@ use nix::sys::eventfd::{EfdFlags, EventFd};
 /// must not keep its lane messages from being read into its queue (and counted when the queue
 /// drops them).
 pub(crate) trait Waitable: Send + Sync + 'static {
-    /// A descriptor to wait on beside the executor's eventfd (a lane receiver's), if any.
-    fn descriptor(&self) -> Option<BorrowedFd<'_>> {
-        None
-    }
+    /// The descriptor the entity put in the wait set as `slot` (see [`Registration::wait_set`])
+    /// became readable; [`collect`](Self::collect) follows. Called by the waiting thread, so it
+    /// must be short.
+    fn fired(&self, _slot: usize) {}
 
-    /// Takes in what waits: what the descriptor signalled (when `signalled`), and the waits
+    /// The entity leaves the executor: take its descriptors out of the wait set.
+    fn unwatch(&self) {}
+
+    /// Takes in what waits: what its descriptors signalled (when `signalled`), and the waits
     /// that ended by `now` (see [`deadline`](Self::deadline)). Runs no user callback unless the
     /// entity delivers inline.
     fn collect(&self, _signalled: bool, _now: Instant) {}
@@ -92,8 +96,25 @@ pub enum ExecutorError {
     AlreadySpinning,
 }
 
-/// The epoll tag of the executor's own eventfd; entities get their id, from 1.
+/// The epoll tag of the executor's own eventfd; an entity's descriptors get its id (from 1) in
+/// the low [`SLOT_SHIFT`] bits and their slot + 1 above.
 const WAKE: u64 = 0;
+
+/// Where an epoll tag's slot starts: room for 2^40 entity ids and 2^24 slots.
+const SLOT_SHIFT: u32 = 40;
+
+/// The epoll tag of an entity's descriptor in `slot`.
+fn slot_tag(id: u64, slot: usize) -> u64 {
+    id | (slot as u64 + 1) << SLOT_SHIFT
+}
+
+/// The entity id and the slot of an epoll tag.
+fn untag(tag: u64) -> (u64, usize) {
+    (
+        tag & ((1 << SLOT_SHIFT) - 1),
+        ((tag >> SLOT_SHIFT) as usize).saturating_sub(1),
+    )
+}
 
 /// Events read from epoll at once.
 const EVENTS: usize = 32;
@@ -145,7 +166,7 @@ struct Entry {
     group: CallbackGroup,
     /// Who holds the entity, shared with its [`Notifier`].
     hold: Arc<Hold>,
-    /// Its descriptor was readable and the entity did not collect since.
+    /// One of its descriptors was readable and the entity did not collect since.
     signalled: AtomicBool,
     /// It left the executor: no thread may run it any more.
     removed: AtomicBool,
@@ -449,19 +470,45 @@ impl std::fmt::Debug for Registration {
 }
 
 impl Registration {
-    /// Adds the entity's descriptor to the wait set (after it got one, e.g. its lane started).
-    pub(crate) fn watch_descriptor(&self) -> std::io::Result<()> {
-        let shared = &self.executor.shared;
-        let Some(entry) = shared.find(self.id) else {
-            return Ok(());
-        };
-        let Some(fd) = entry.waitable.descriptor() else {
+    /// The executor's wait set, for the entity's descriptors (its lane receiver's): each one
+    /// that becomes readable reaches the entity's [`Waitable::fired`] with its slot, and then
+    /// its [`Waitable::collect`].
+    pub(crate) fn wait_set(&self) -> Arc<dyn crate::lane::WaitSet> {
+        Arc::new(EntityWaitSet {
+            shared: Arc::downgrade(&self.executor.shared),
+            id: self.id,
+        })
+    }
+}
+
+/// The executor's epoll set as one entity's [`WaitSet`](crate::lane::WaitSet). It holds the
+/// executor weakly: the entity, which holds this, is held by the executor.
+struct EntityWaitSet {
+    shared: Weak<Shared>,
+    id: u64,
+}
+
+impl crate::lane::WaitSet for EntityWaitSet {
+    fn add(&self, fd: BorrowedFd<'_>, slot: usize) -> std::io::Result<()> {
+        let Some(shared) = self.shared.upgrade() else {
             return Ok(());
         };
         shared
             .epoll
-            .add(fd, EpollEvent::new(shared.flags(), self.id))
+            .add(fd, EpollEvent::new(shared.flags(), slot_tag(self.id, slot)))
             .map_err(std::io::Error::from)
+    }
+
+    fn remove(&self, fd: BorrowedFd<'_>) {
+        if let Some(shared) = self.shared.upgrade() {
+            let _ = shared.epoll.delete(fd);
+        }
+    }
+
+    fn rearm(&self, fd: BorrowedFd<'_>, slot: usize) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.rearm(fd, slot_tag(self.id, slot));
+        }
     }
 }
 
@@ -494,10 +541,6 @@ impl Shared {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-    }
-
-    fn find(&self, id: u64) -> Option<Arc<Entry>> {
-        self.snapshot().iter().find(|e| e.id == id).cloned()
     }
 
     /// Rings the eventfd, unless it was rung already and nobody looked since.
@@ -566,8 +609,11 @@ impl Shared {
                     self.signalled.store(false, Ordering::SeqCst);
                     self.rearm(self.wake.as_fd(), WAKE);
                 }
-                id => {
+                tag => {
+                    let (id, slot) = untag(tag);
                     if let Some(entry) = entries.iter().find(|e| e.id == id) {
+                        // The slot first: whoever sees the entity signalled finds it noted.
+                        entry.waitable.fired(slot);
                         entry.signalled.store(true, Ordering::SeqCst);
                     }
                 }
@@ -652,10 +698,8 @@ impl Shared {
     fn collect_and_enter(&self, entry: &Entry, now: Instant) -> bool {
         let signalled = entry.signalled.swap(false, Ordering::SeqCst);
         if signalled || entry.waitable.deadline().is_some_and(|at| at <= now) {
+            // Arms its descriptors again itself, once it took in what they signalled.
             entry.waitable.collect(signalled, now);
-            if signalled && let Some(fd) = entry.waitable.descriptor() {
-                self.rearm(fd, entry.id);
-            }
         }
         if entry.hold.running.load(Ordering::SeqCst) || !entry.waitable.is_ready(now) {
             return false;
@@ -714,9 +758,7 @@ impl Shared {
             entry
         };
         entry.removed.store(true, Ordering::SeqCst);
-        if let Some(fd) = entry.waitable.descriptor() {
-            let _ = self.epoll.delete(fd);
-        }
+        entry.waitable.unwatch();
         if SERVING.get() == Some((self as *const Shared as usize, id)) {
             return;
         }
@@ -727,5 +769,26 @@ impl Shared {
         }
         drop(lock);
         self.waiters.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slot_tag_gives_back_its_entity_and_slot() {
+        for (id, slot) in [
+            (1, 0),
+            (1, 1),
+            (7, 62),
+            (7, 63),
+            ((1 << SLOT_SHIFT) - 1, (1 << 24) - 2),
+        ] {
+            let tag = slot_tag(id, slot);
+            assert_ne!(tag, WAKE);
+            assert_ne!(tag, id, "a slot's tag is not the entity's own");
+            assert_eq!(untag(tag), (id, slot));
+        }
     }
 }

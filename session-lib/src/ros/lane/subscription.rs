@@ -16,8 +16,9 @@ use crate::ros::liveliness::{self, EndpointInfo, EntityKind, Token};
 use crate::session::Session;
 use crate::stats::{LaneFallback, SessionStats};
 
-/// The lane side of one subscription; stops when dropped. Its executor waits on the receiver's
-/// descriptor and calls [`SubscriptionLane::receiver`]`.process()` when it is readable.
+/// The lane side of one subscription; stops when dropped. Its executor watches the receiver's
+/// descriptors (`LaneReceiver::watch`) and calls [`SubscriptionLane::receiver`]`.process()` when
+/// one fired.
 pub(crate) struct SubscriptionLane {
     // Dropped first: no attach order arrives once the receiver goes.
     _tokens: GraphWatch,

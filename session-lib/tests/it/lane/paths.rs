@@ -357,3 +357,94 @@ async fn an_observer_token_keeps_zenoh_on_while_it_lives() {
     token.undeclare().await.unwrap();
     until("zenoh skipped once the observer left", || publisher.skips_zenoh()).await;
 }
+
+/// A subscription with several lane publishers, served by a multi-threaded executor: each
+/// publisher's descriptor sits in the executor's wait set under its own slot, reported once per
+/// arming (one-shot), and armed again after each wake-up. A slot not armed again would stall
+/// that publisher's lane after its first message; zenoh would still deliver, so the test counts
+/// what the lane itself received.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_threaded_executor_reads_every_message_of_three_lane_publishers() {
+    const COUNT: i64 = 100;
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let session = net.session().await;
+    let executor = zshm::ros::Executor::multi_threaded(2).unwrap();
+    let _spinning = executor.spin_in_background().unwrap();
+    let options = NodeOptions {
+        executor: Some(executor),
+        start_parameter_event_publisher: false,
+        ..NodeOptions::default()
+    };
+    let listener = Node::new(&session, "listener", options).await.unwrap();
+    // KEEP_ALL + RELIABLE: a lane publisher waits for a full subscriber, so nothing may be lost.
+    let keep_all = QosProfile {
+        history: zshm::ros::qos::History::KeepAll,
+        ..QosProfile::default()
+    };
+    let log: Log = Arc::default();
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/three", keep_all, record(&log))
+        .await
+        .unwrap();
+    let mut talkers = Vec::new();
+    for _ in 0..3 {
+        let (talker_session, talker) = net.node("talker").await;
+        let publisher = talker
+            .create_publisher::<std_msgs::String>("/it/lane/three", keep_all)
+            .await
+            .unwrap();
+        talkers.push((talker_session, talker, publisher));
+    }
+    super::until_or(
+        || {
+            talkers
+                .iter()
+                .all(|(_, _, publisher)| publisher.lane_subscribers() == 1)
+        },
+        || {
+            let served: Vec<usize> = talkers.iter().map(|(_, _, p)| p.lane_subscribers()).collect();
+            format!(
+                "the publishers did not all serve the subscription on the lane: {served:?}, listener {:?}",
+                session.stats().snapshot().lane
+            )
+        },
+    )
+    .await;
+    let before = session.stats().snapshot().lane.received_messages;
+    for n in 1..=COUNT {
+        for (_, _, publisher) in &talkers {
+            let text = std_msgs::String {
+                data: format!("n{n}"),
+            };
+            publisher.publish(&text).await.unwrap();
+        }
+        if n % 10 == 0 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+    for (_, _, publisher) in &talkers {
+        let gid = publisher.gid();
+        until("every message of each publisher", || {
+            seqs_of(&log, gid).len() as i64 >= COUNT
+        })
+        .await;
+        assert_eq!(
+            seqs_of(&log, gid),
+            (1..=COUNT).collect::<Vec<_>>(),
+            "all, once, in order"
+        );
+    }
+    until_lane_count(&session, before + 3 * COUNT as u64).await;
+}
+
+/// Waits until the session's lane received `total` messages in all, then checks it is exact.
+async fn until_lane_count(session: &zshm::Session, total: u64) {
+    let received = || session.stats().snapshot().lane.received_messages;
+    super::until_or(
+        || received() >= total,
+        || format!("the lane read {} of {total} messages", received()),
+    )
+    .await;
+    assert_eq!(received(), total, "the lane read each message once");
+}
