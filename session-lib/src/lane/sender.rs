@@ -162,6 +162,11 @@ impl LaneSender {
             .node()
             .service_builder(&name(event_service(id))?)
             .event()
+            // The lane sends one kind of wake-up only (the default id, 0). A listener resets one
+            // counter per possible id each time it takes a wake-up (`try_wait`): with iceoryx2's
+            // default of 256 ids that was 256 atomic swaps per lane message, about a tenth of a
+            // lane subscriber thread's time at 200 topics (perf, BENCHMARKS.md).
+            .event_id_max_value(0)
             .max_notifiers(1)
             .max_listeners(MAX_SUBSCRIBERS)
             .max_nodes(MAX_NODES)

@@ -48,6 +48,9 @@ pub async fn run(args: RoleArgs) -> anyhow::Result<ExitCode> {
     let event = node
         .service_builder(&event_name.as_str().try_into().map_err(iox("event name"))?)
         .event()
+        // One kind of wake-up, as the lane's events (`zshm::lane`): the floor gets the same
+        // tuning.
+        .event_id_max_value(0)
         .open_or_create()
         .map_err(iox("event"))?;
     let deadline = Instant::now() + args.timeout;

@@ -73,6 +73,9 @@ fn event_service(
     retry(|| {
         node.service_builder(&name)
             .event()
+            // One kind of wake-up, as the lane's events (`zshm::lane`): the floor gets the same
+            // tuning.
+            .event_id_max_value(0)
             .max_notifiers(args.workload().nodes())
             .max_listeners(2)
             .max_nodes(args.workload().nodes())
