@@ -25,6 +25,9 @@ pub const ROS_DOMAIN_ID: &str = "ROS_DOMAIN_ID";
 pub const ZSHM_LANE: &str = "ZSHM_LANE";
 /// `ZSHM_LANE_ROOT`: the lane's private iceoryx2 directory instead of the per-user default.
 pub const ZSHM_LANE_ROOT: &str = "ZSHM_LANE_ROOT";
+/// `ZSHM_LANE_WAKE`: how lane subscriptions are woken: `doorbell` (the default, one wake-up
+/// event per executor) or `publisher` (one per publisher and subscription, as before 6 December).
+pub const ZSHM_LANE_WAKE: &str = "ZSHM_LANE_WAKE";
 /// `XDG_RUNTIME_DIR`: the user's private runtime directory, where the lane lives by default.
 pub const XDG_RUNTIME_DIR: &str = "XDG_RUNTIME_DIR";
 
@@ -40,6 +43,7 @@ pub const ALL: &[&str] = &[
     ROS_DOMAIN_ID,
     ZSHM_LANE,
     ZSHM_LANE_ROOT,
+    ZSHM_LANE_WAKE,
     XDG_RUNTIME_DIR,
 ];
 

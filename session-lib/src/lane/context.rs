@@ -9,6 +9,7 @@ use iceoryx2::prelude::*;
 
 use super::Svc;
 use super::domain::{self, LaneSettings};
+use super::doorbell::Rings;
 use super::status::LaneUnavailable;
 use crate::stats::SessionStats;
 
@@ -26,6 +27,10 @@ pub struct LaneContext {
     stats: Arc<SessionStats>,
     /// When the last periodic cleanup was claimed (see [`LaneContext::cleanup_due`]).
     last_cleanup: Mutex<Instant>,
+    /// Whether subscriptions ask their executor for a doorbell (`ZSHM_LANE_WAKE`).
+    doorbells: bool,
+    /// The doorbells this process's publishers ring.
+    rings: Rings,
 }
 
 impl LaneContext {
@@ -55,6 +60,8 @@ impl LaneContext {
             root: settings.root.clone(),
             stats,
             last_cleanup: Mutex::new(Instant::now()),
+            doorbells: settings.doorbells,
+            rings: Rings::default(),
         }))
     }
 
@@ -66,6 +73,17 @@ impl LaneContext {
     /// The domain's private directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Whether this session's subscriptions are woken through their executor's doorbell
+    /// ([`super::doorbell`]) rather than through each publisher's own event.
+    pub fn doorbells(&self) -> bool {
+        self.doorbells
+    }
+
+    /// The doorbells this process's publishers ring.
+    pub fn rings(&self) -> &Rings {
+        &self.rings
     }
 
     /// The session's counters.

@@ -49,9 +49,12 @@ pub struct LaneSettings {
     pub off: Option<LaneUnavailable>,
     /// The private directory of the lane's iceoryx2 state.
     pub root: PathBuf,
+    /// Subscriptions are woken through their executor's doorbell (`ZSHM_LANE_WAKE=doorbell`,
+    /// the default) rather than through each publisher's own event (`publisher`).
+    pub doorbells: bool,
 }
 
-/// Reads `ZSHM_LANE`, `ZSHM_LANE_ROOT` and `XDG_RUNTIME_DIR`; the lane follows shared memory
+/// Reads `ZSHM_LANE`, `ZSHM_LANE_ROOT`, `ZSHM_LANE_WAKE` and `XDG_RUNTIME_DIR`; the lane follows shared memory
 /// (the `_TCP` configs and `--no-shm` turn it off too). A value zshm cannot use is an error.
 ///
 /// ```
@@ -85,9 +88,25 @@ pub fn settings(env: &Environment, shm: &ShmSettings, no_lane: bool) -> Result<L
     } else {
         None
     };
+    let doorbells = match env
+        .get(env::ZSHM_LANE_WAKE)
+        .map(|v| v.trim().to_ascii_lowercase())
+    {
+        None => true,
+        Some(v) if ["", "doorbell"].contains(&v.as_str()) => true,
+        Some(v) if v == "publisher" => false,
+        Some(_) => {
+            return Err(ConfigError::EnvVar {
+                name: env::ZSHM_LANE_WAKE,
+                value: env.get(env::ZSHM_LANE_WAKE).unwrap_or_default().to_owned(),
+                expected: "doorbell or publisher",
+            });
+        }
+    };
     Ok(LaneSettings {
         off,
         root: root(env)?,
+        doorbells,
     })
 }
 

@@ -8,9 +8,10 @@
 //! publishers it discovers through their liveliness tokens. Then, for each message:
 //!
 //! * **zshm subscriber on this host, same user:** through the lane. The publisher writes the
-//!   message in place in its segment ([`LaneLoan`]) and wakes the subscriber's executor
-//!   ([`LaneReceiver`]): the thread that wakes up reads it in place and runs the callback. No
-//!   copy, no socket, one wake-up.
+//!   message in place in its segment ([`LaneLoan`]) and rings the doorbell of the subscriber's
+//!   executor ([`doorbell`]; [`LaneReceiver`]): the thread that wakes up reads it in place and
+//!   runs the callback. No copy, no socket, and one wake-up for a burst of messages to the
+//!   executor's subscriptions.
 //! * **everyone else** (rmw_zenoh nodes, other hosts, other users, plain zenoh subscribers,
 //!   subscriptions in the publisher's own session): through zenoh, exactly as without the lane
 //!   (SHM descriptors or bytes on the link).
@@ -33,6 +34,7 @@
 
 pub mod clean;
 pub mod domain;
+pub mod doorbell;
 
 mod context;
 mod header;
@@ -41,8 +43,9 @@ mod sender;
 mod status;
 
 pub use context::LaneContext;
+pub use doorbell::{BellAddress, Doorbell, DoorbellError};
 pub use header::LaneHeader;
-pub use receiver::{LaneEvent, LaneReceiver, LaneSample, ReceiverProfile, WaitSet};
+pub use receiver::{DOORBELL_SLOT, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile, WaitSet};
 pub use sender::{LaneLoan, LaneSendError, LaneSender, SenderProfile};
 pub use status::{LaneStatus, LaneUnavailable};
 

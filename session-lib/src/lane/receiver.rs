@@ -32,6 +32,7 @@ use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataServi
 use nix::sys::eventfd::{EfdFlags, EventFd};
 
 use super::context::LaneContext;
+use super::doorbell::{BellAddress, take_until_settled};
 use super::header::LaneHeader;
 use super::{Svc, data_service, event_service};
 use crate::stats::LaneFallback;
@@ -58,7 +59,17 @@ pub trait WaitSet: Send + Sync {
     /// for a wait set that reports a descriptor once per arming (epoll's `EPOLLONESHOT`, with
     /// several threads); nothing to do for a level-triggered one.
     fn rearm(&self, fd: BorrowedFd<'_>, slot: usize);
+
+    /// The doorbell publishers ring for this receiver ([`super::doorbell`]), created on first
+    /// use; when it rings for the receiver, the wait set reports [`DOORBELL_SLOT`]. `None` (the
+    /// default) when the wait set has none: each publisher then wakes the receiver itself.
+    fn doorbell(&self, _ctx: &LaneContext) -> Option<BellAddress> {
+        None
+    }
 }
+
+/// The slot a wait set reports when the receiver's doorbell rang: every publisher may have sent.
+pub const DOORBELL_SLOT: usize = usize::MAX;
 
 /// The slot of a receiver's control eventfd; a publisher's listener gets its index + 1.
 pub const CONTROL_SLOT: usize = 0;
@@ -162,6 +173,8 @@ pub struct LaneReceiver {
     control: flume::Sender<Control>,
     wake: Arc<Wake>,
     fired: Fired,
+    /// Its doorbell rang and [`process`](Self::process) did not look since.
+    rung: AtomicBool,
     /// [`close`](Self::close) was called.
     closing: AtomicBool,
     state: Mutex<State>,
@@ -196,11 +209,13 @@ impl LaneReceiver {
             handler: Box::new(handler),
             warned_borrows: false,
             wait_set: None,
+            bell: None,
         };
         Ok(Self {
             control,
             wake,
             fired: Fired::default(),
+            rung: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             state: Mutex::new(state),
         })
@@ -237,7 +252,11 @@ impl LaneReceiver {
     /// Notes that the descriptor of `slot` became readable; [`process`](Self::process) takes it
     /// in. Cheap, and never waits: the waiting thread calls it for each event.
     pub fn fired(&self, slot: usize) {
-        self.fired.note(slot);
+        if slot == DOORBELL_SLOT {
+            self.rung.store(true, Ordering::Release);
+        } else {
+            self.fired.note(slot);
+        }
     }
 
     /// Handles what the slots that fired signalled: attach and detach orders, then every waiting
@@ -246,9 +265,10 @@ impl LaneReceiver {
     pub fn process(&self) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         // Taken under the lock: bits noted while another thread processes wait for this call.
+        let rung = self.rung.swap(false, Ordering::AcqRel);
         let fired = self.fired.take();
-        if fired != 0 {
-            state.process(fired);
+        if fired != 0 || rung {
+            state.process(fired, rung);
         }
         drop(state);
         // A `close` that found the lock taken left the descriptors to whoever held it. Checked
@@ -315,6 +335,9 @@ struct State {
     /// Where the descriptors are watched; `None` before [`LaneReceiver::watch`] and after
     /// [`LaneReceiver::close`].
     wait_set: Option<Arc<dyn WaitSet>>,
+    /// The doorbell publishers ring for it, asked for at the first attach; `Some(None)` when
+    /// it has none.
+    bell: Option<Option<BellAddress>>,
 }
 
 impl State {
@@ -328,7 +351,14 @@ impl State {
         }
     }
 
-    fn process(&mut self, fired: u64) {
+    fn process(&mut self, fired: u64, rung: bool) {
+        if rung {
+            // The doorbell does not say which publisher rang; a look at one that did not is an
+            // atomic load. Its wake-up was taken already by whoever waits on it.
+            for index in 0..self.slots.len() {
+                self.drain(index);
+            }
+        }
         if fired & 1 << CONTROL_SLOT != 0 {
             let _ = self.wake.fd.read();
             self.control();
@@ -346,17 +376,20 @@ impl State {
         });
         for slot in publishers {
             // Messages first, the wake-up datagram after: consuming it is a syscall the message
-            // need not wait for. Draining again after it catches a message sent in between (its
-            // wake-up was coalesced into this one).
+            // need not wait for. Then the listener is looked at until a look finds nothing (see
+            // `take_until_settled`), draining after each look that found a wake-up: that catches
+            // a message sent in between, whose wake-up was coalesced into the one taken.
             let index = slot - 1;
             self.drain(index);
-            if let Some(Some(listener)) = self.slots.get(index) {
-                let _ = listener.listener.try_wait(|_| {});
-                if let Some(wait_set) = &self.wait_set {
-                    wait_set.rearm(listener.descriptor(), slot);
+            while let Some(Some(listener)) = self.slots.get(index) {
+                if take_until_settled(&listener.listener, 1, |_| {}) {
+                    if let Some(wait_set) = &self.wait_set {
+                        wait_set.rearm(listener.descriptor(), slot);
+                    }
+                    break;
                 }
+                self.drain(index);
             }
-            self.drain(index);
         }
     }
 
@@ -380,6 +413,14 @@ impl State {
         if self.slots.iter().flatten().any(|slot| slot.id == id) {
             return Ok(());
         }
+        if self.bell.is_none() {
+            let bell = self
+                .ctx
+                .doorbells()
+                .then(|| wait_set.doorbell(&self.ctx))
+                .flatten();
+            self.bell = Some(bell);
+        }
         let slot = self.open(id, history)?;
         let index = match self.slots.iter().position(Option::is_none) {
             Some(free) => free,
@@ -398,7 +439,8 @@ impl State {
     }
 
     /// Opens the publisher's services; the listener comes first, so that a wake-up the publisher
-    /// sends as soon as it sees the subscriber is not lost.
+    /// sends as soon as it sees the subscriber is not lost. The listener stays even when the
+    /// receiver has a doorbell: a publisher that cannot ring it wakes the receiver through it.
     fn open(&self, id: &str, history: usize) -> Result<Slot, AttachFailure> {
         let node = self.ctx.node();
         let name = |name: String| -> Result<ServiceName, AttachFailure> {
@@ -420,7 +462,14 @@ impl State {
             .map_err(classify)?;
         let limits = data.static_config();
         let buffer = self.profile.buffer.clamp(1, limits.subscriber_max_buffer_size());
-        let port_name = PortName::new(&self.profile.port_name).map_err(classify)?;
+        let own = &self.profile.port_name;
+        let name = self
+            .bell
+            .clone()
+            .flatten()
+            .and_then(|bell| bell.port_name(own))
+            .unwrap_or_else(|| own.clone());
+        let port_name = PortName::new(&name).map_err(classify)?;
         let subscriber = data
             .subscriber_builder()
             .buffer_size(buffer)

@@ -1,6 +1,7 @@
 //! [`LaneSender`]: the publishing end of the lane. One iceoryx2 publish-subscribe service and
 //! one event service per zshm publisher, named after it; messages are written in place in the
-//! publisher's segment ([`LaneLoan`]) and each send wakes the subscribers through the event.
+//! publisher's segment ([`LaneLoan`]) and each send rings the subscribers' doorbells
+//! ([`super::doorbell`]), or wakes those without one through the publisher's event.
 //!
 //! The segment is static and sized from what is published: it starts with room for 4 KiB
 //! messages, and a larger message re-creates the port with a segment at least twice as big. The
@@ -21,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use iceoryx2::port::notifier::Notifier;
@@ -34,6 +35,7 @@ use iceoryx2::service::port_factory::event::PortFactory as EventService;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 
 use super::context::LaneContext;
+use super::doorbell::{BellAddress, Bells};
 use super::header::LaneHeader;
 use super::{
     MAX_HISTORY, MAX_LOANS, MAX_NODES, MAX_SUBSCRIBERS, SUBSCRIBER_MAX_BORROWED, SUBSCRIBER_MAX_BUFFER, Svc,
@@ -101,7 +103,10 @@ pub struct LaneSender {
     id: String,
     data: DataService<Svc, [u8], LaneHeader>,
     _event: EventService<Svc>,
+    /// The publisher's own wake-up event, for subscribers without a doorbell it can ring.
     notifier: Notifier<Svc>,
+    /// The subscribers' doorbells ([`super::doorbell`]).
+    bells: Mutex<Bells>,
     port: Mutex<Option<Port>>,
     blocking: bool,
     warned_blocked: Arc<AtomicBool>,
@@ -182,6 +187,7 @@ impl LaneSender {
             data,
             _event: event,
             notifier,
+            bells: Mutex::default(),
             port: Mutex::new(None),
             blocking: profile.blocking,
             warned_blocked: Arc::default(),
@@ -201,11 +207,12 @@ impl LaneSender {
         self.data.dynamic_config().number_of_subscribers()
     }
 
-    /// The port names of the connected subscribers (zshm names them after their GID).
+    /// The names of the connected subscribers (zshm names them after their GID), without the
+    /// doorbell their port names carry.
     pub fn subscriber_names(&self) -> Vec<String> {
         let mut names = Vec::new();
         self.data.dynamic_config().list_subscribers(|details| {
-            names.push(details.subscriber_name.to_string());
+            names.push(BellAddress::parse(details.subscriber_name.as_str()).0.to_owned());
             CallbackProgression::Continue
         });
         names
@@ -226,7 +233,7 @@ impl LaneSender {
             let grown = self.port_of(max_len)?;
             // Subscribers connect to the new port when they wake up: wake them now.
             let _ = grown.publisher.update_connections();
-            let _ = self.notifier.notify();
+            self.wake_all();
             tracing::debug!(id = self.id, max_len, "lane: segment grown");
             *port = Some(grown);
         }
@@ -263,11 +270,17 @@ impl LaneSender {
         let reached = loan.sample.send().map_err(|err| LaneSendError::Send {
             error: format!("{err:?}"),
         })?;
+        let mut bells = self.bells.lock().unwrap_or_else(PoisonError::into_inner);
+        bells.refresh(&self.ctx, &self.data);
+        let (doorbells, direct) = bells.ring();
+        drop(bells);
         // Coalesced by iceoryx2 while a listener has not consumed the previous wake-up.
-        if let Err(err) = self.notifier.notify() {
+        if direct && let Err(err) = self.notifier.notify() {
             tracing::debug!("lane: wake-up not sent: {err:?}");
         }
-        self.ctx.stats().lane().published(len);
+        let stats = self.ctx.stats().lane();
+        stats.woke(doorbells, direct);
+        stats.published(len);
         Ok(reached)
     }
 
@@ -288,8 +301,16 @@ impl LaneSender {
         if let Some(port) = port.as_ref()
             && port.publisher.update_connections().is_ok()
         {
-            let _ = self.notifier.notify();
+            self.wake_all();
         }
+    }
+
+    /// Wakes every subscriber, through its doorbell and the publisher's own event.
+    fn wake_all(&self) {
+        let mut bells = self.bells.lock().unwrap_or_else(PoisonError::into_inner);
+        bells.refresh(&self.ctx, &self.data);
+        bells.ring();
+        let _ = self.notifier.notify();
     }
 
     fn port_of(&self, max_len: usize) -> Result<Port, LaneSendError> {

@@ -99,6 +99,8 @@ pub struct LaneStats {
     switch_gaps: AtomicU64,
     blocked_discards: AtomicU64,
     borrow_stalls: AtomicU64,
+    doorbell_rings: AtomicU64,
+    direct_wakeups: AtomicU64,
     fallbacks: [AtomicU64; LaneFallback::ALL.len()],
     reported: [AtomicBool; LaneFallback::ALL.len()],
 }
@@ -126,6 +128,14 @@ pub struct LaneStatsSnapshot {
     pub blocked_discards: u64,
     /// Times a subscriber could not take more messages because the application holds too many.
     pub borrow_stalls: u64,
+    /// Doorbell rings by sends: one per send and subscriber with a doorbell (subscriptions of one
+    /// executor that share an event id count once).
+    #[serde(default)]
+    pub doorbell_rings: u64,
+    /// Sends that woke a subscriber through the publisher's own event, because it has no
+    /// doorbell the publisher could ring.
+    #[serde(default)]
+    pub direct_wakeups: u64,
     /// Pairs or messages that used zenoh, by [`LaneFallback`] (in `LaneFallback::ALL` order).
     pub fallbacks: [u64; LaneFallback::ALL.len()],
 }
@@ -168,6 +178,11 @@ impl LaneStats {
         add(&self.blocked_discards, 1);
     }
 
+    pub(crate) fn woke(&self, doorbells: usize, direct: bool) {
+        add(&self.doorbell_rings, doorbells as u64);
+        add(&self.direct_wakeups, u64::from(direct));
+    }
+
     pub(crate) fn borrow_stall(&self) {
         add(&self.borrow_stalls, 1);
     }
@@ -191,6 +206,8 @@ impl LaneStats {
             switch_gaps: get(&self.switch_gaps),
             blocked_discards: get(&self.blocked_discards),
             borrow_stalls: get(&self.borrow_stalls),
+            doorbell_rings: get(&self.doorbell_rings),
+            direct_wakeups: get(&self.direct_wakeups),
             fallbacks: std::array::from_fn(|i| get(&self.fallbacks[i])),
         }
     }

@@ -2,9 +2,12 @@
 //!
 //! An executor serves entities (subscriptions and timers now; services and actions plug in the
 //! same way, through the crate's `Waitable` trait) and waits on all of them in one wait set: an
-//! `epoll` instance holding one eventfd of its own and, for each subscription that receives
-//! through the same-host lane, the descriptors of its lane receiver (one per publisher and one
-//! for its control messages, each tagged with the entity and the receiver's slot). So:
+//! `epoll` instance holding one eventfd of its own, the lane doorbell that every lane publisher
+//! with a subscription here rings (`lane::doorbell`: one wake-up per burst, whatever the
+//! subscriptions it reached) and, for each subscription that receives through the same-host
+//! lane, the descriptors of its lane receiver (one per publisher, for publishers that cannot
+//! ring the doorbell, and one for its control messages, each tagged with the entity and the
+//! receiver's slot). So:
 //!
 //! * a zenoh message crosses one thread boundary: zenoh's receive thread checks its attachment,
 //!   queues it in the subscription's bounded QoS queue, rings the executor's eventfd (once, until
@@ -40,7 +43,7 @@ use std::cell::Cell;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, RwLock, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -100,6 +103,9 @@ pub enum ExecutorError {
 /// the low [`SLOT_SHIFT`] bits and their slot + 1 above.
 const WAKE: u64 = 0;
 
+/// The epoll tag of the executor's lane doorbell (no entity tag has nothing above its id).
+const DOORBELL: u64 = 1;
+
 /// Where an epoll tag's slot starts: room for 2^40 entity ids and 2^24 slots.
 const SLOT_SHIFT: u32 = 40;
 
@@ -157,6 +163,11 @@ struct Shared {
     /// Threads waiting in [`Shared::remove`] for an entity to be given back.
     waiters: AtomicUsize,
     released: (Mutex<()>, Condvar),
+    /// The doorbell lane publishers ring for its subscriptions, made when the first one asks
+    /// (`None` inside when it could not be).
+    doorbell: OnceLock<Option<crate::lane::Doorbell>>,
+    /// The doorbell's last take did not settle: take again before waiting.
+    doorbell_again: AtomicBool,
 }
 
 /// One entity in the executor.
@@ -170,6 +181,8 @@ struct Entry {
     signalled: AtomicBool,
     /// It left the executor: no thread may run it any more.
     removed: AtomicBool,
+    /// Lane publishers ring the executor's doorbell for it.
+    rings: AtomicBool,
 }
 
 /// The two ways a thread holds an entity. Collecting (reading the lane into the queue, popping a
@@ -228,6 +241,8 @@ impl Executor {
             stopping: AtomicBool::new(false),
             waiters: AtomicUsize::new(0),
             released: (Mutex::new(()), Condvar::new()),
+            doorbell: OnceLock::new(),
+            doorbell_again: AtomicBool::new(false),
         };
         shared
             .epoll
@@ -357,6 +372,7 @@ impl Executor {
             hold,
             signalled: AtomicBool::new(false),
             removed: AtomicBool::new(false),
+            rings: AtomicBool::new(false),
         });
         {
             let mut entries = self
@@ -510,6 +526,37 @@ impl crate::lane::WaitSet for EntityWaitSet {
             shared.rearm(fd, slot_tag(self.id, slot));
         }
     }
+
+    fn doorbell(&self, ctx: &crate::lane::LaneContext) -> Option<crate::lane::BellAddress> {
+        let shared = self.shared.upgrade()?;
+        let doorbell = shared.doorbell.get_or_init(|| {
+            let doorbell = crate::lane::Doorbell::create(ctx)
+                .and_then(|doorbell| {
+                    shared
+                        .epoll
+                        .add(doorbell.descriptor(), EpollEvent::new(shared.flags(), DOORBELL))
+                        .map_err(|err| crate::lane::DoorbellError {
+                            error: format!("epoll: {err}"),
+                        })?;
+                    Ok(doorbell)
+                })
+                .inspect_err(|err| {
+                    tracing::warn!("{err}; its lane subscriptions are woken by each publisher instead")
+                });
+            doorbell.ok()
+        });
+        let doorbell = doorbell.as_ref()?;
+        shared
+            .snapshot()
+            .iter()
+            .find(|e| e.id == self.id)?
+            .rings
+            .store(true, Ordering::SeqCst);
+        Some(crate::lane::BellAddress {
+            key: doorbell.key().to_owned(),
+            event_id: crate::lane::BellAddress::event_id_of(self.id),
+        })
+    }
 }
 
 impl Drop for Registration {
@@ -575,6 +622,11 @@ impl Shared {
     /// Waits until an event, the earliest entity deadline or `until`; notes what woke it.
     fn wait(&self, until: Option<Instant>) {
         let entries = self.snapshot();
+        if self.doorbell_again.swap(false, Ordering::SeqCst) {
+            // Its descriptor is not armed until a take settles (see `Doorbell::take`).
+            self.answer_doorbell(&entries);
+            return;
+        }
         let deadline = entries
             .iter()
             .filter_map(|e| e.waitable.deadline())
@@ -609,6 +661,7 @@ impl Shared {
                     self.signalled.store(false, Ordering::SeqCst);
                     self.rearm(self.wake.as_fd(), WAKE);
                 }
+                DOORBELL => self.answer_doorbell(&entries),
                 tag => {
                     let (id, slot) = untag(tag);
                     if let Some(entry) = entries.iter().find(|e| e.id == id) {
@@ -617,6 +670,27 @@ impl Shared {
                         entry.signalled.store(true, Ordering::SeqCst);
                     }
                 }
+            }
+        }
+    }
+
+    /// Takes the doorbell's rings and marks the lane subscriptions they were for.
+    fn answer_doorbell(&self, entries: &[Arc<Entry>]) {
+        let Some(Some(doorbell)) = self.doorbell.get() else {
+            return;
+        };
+        // Taken before the entities look: a ring after this wakes a thread again.
+        let taken = doorbell.take();
+        if taken.settled {
+            self.rearm(doorbell.descriptor(), DOORBELL);
+        } else {
+            self.doorbell_again.store(true, Ordering::SeqCst);
+        }
+        for entry in entries {
+            let id = crate::lane::BellAddress::event_id_of(entry.id);
+            if taken.rung & 1 << id != 0 && entry.rings.load(Ordering::SeqCst) {
+                entry.waitable.fired(crate::lane::DOORBELL_SLOT);
+                entry.signalled.store(true, Ordering::SeqCst);
             }
         }
     }
@@ -787,6 +861,7 @@ mod tests {
         ] {
             let tag = slot_tag(id, slot);
             assert_ne!(tag, WAKE);
+            assert_ne!(tag, DOORBELL);
             assert_ne!(tag, id, "a slot's tag is not the entity's own");
             assert_eq!(untag(tag), (id, slot));
         }

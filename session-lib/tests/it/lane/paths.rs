@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use zshm::Session;
 use zshm::msgs::Message;
 use zshm::msgs::sensor_msgs::msg::{PointCloud2, PointField};
 use zshm::msgs::std_msgs::msg::{self as std_msgs, Header};
@@ -447,4 +448,82 @@ async fn until_lane_count(session: &zshm::Session, total: u64) {
     )
     .await;
     assert_eq!(received(), total, "the lane read each message once");
+}
+
+/// A subscriber's executor has a doorbell that every lane publisher rings, so that one wake-up
+/// serves a burst to many subscriptions; a subscriber woken the old way
+/// (`ZSHM_LANE_WAKE=publisher`) is woken by the publisher's own event, beside it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lane_subscribers_are_woken_through_their_executors_doorbell_or_else_directly() {
+    const COUNT: i64 = 40;
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (_viewer_session, viewer) = net.node("viewer").await;
+    let old_way = Session::builder()
+        .environment(domain.env().with("ZSHM_LANE_WAKE", "publisher"))
+        .listen(["tcp/127.0.0.1:0"])
+        .connect([net.locator().to_owned()])
+        .open()
+        .await
+        .unwrap();
+    let options = NodeOptions {
+        start_parameter_event_publisher: false,
+        ..NodeOptions::default()
+    };
+    let logger = Node::new(&old_way, "logger", options).await.unwrap();
+    let (viewed, logged): (Log, Log) = Default::default();
+    let qos = QosProfile::keep_last(16);
+    let _subscriptions = (
+        viewer
+            .create_subscription::<std_msgs::String>("/it/lane/bell/a", qos, record(&viewed))
+            .await
+            .unwrap(),
+        viewer
+            .create_subscription::<std_msgs::String>("/it/lane/bell/b", qos, record(&viewed))
+            .await
+            .unwrap(),
+        logger
+            .create_subscription::<std_msgs::String>("/it/lane/bell/b", qos, record(&logged))
+            .await
+            .unwrap(),
+    );
+    // One session per topic, so that each one's counters are its publisher's.
+    let (only_doorbells, a_node) = net.node("a").await;
+    let (with_direct, b_node) = net.node("b").await;
+    let a = a_node
+        .create_publisher::<std_msgs::String>("/it/lane/bell/a", qos)
+        .await
+        .unwrap();
+    let b = b_node
+        .create_publisher::<std_msgs::String>("/it/lane/bell/b", qos)
+        .await
+        .unwrap();
+    until("the lane serves every subscriber", || {
+        a.lane_subscribers() == 1 && b.lane_subscribers() == 2
+    })
+    .await;
+    for n in 1..=COUNT as u64 {
+        publish_texts(&a, n..=n, Duration::ZERO).await;
+        publish_texts(&b, n..=n, Duration::from_millis(1)).await;
+    }
+    let want: Vec<i64> = (1..=COUNT).collect();
+    for (log, gid) in [(&viewed, a.gid()), (&viewed, b.gid()), (&logged, b.gid())] {
+        until("every message", || seqs_of(log, gid).len() as i64 >= COUNT).await;
+        assert_eq!(seqs_of(log, gid), want, "all, once, in order");
+    }
+    let everything_on_the_lane = |log: &Log| log.lock().unwrap().iter().all(|s| s.path == DataPath::Lane);
+    assert!(everything_on_the_lane(&viewed) && everything_on_the_lane(&logged));
+
+    let a = only_doorbells.stats().snapshot().lane;
+    assert_eq!(
+        (a.published_messages, a.doorbell_rings, a.direct_wakeups),
+        (COUNT as u64, COUNT as u64, 0),
+        "each send rang the viewer's doorbell and nothing else"
+    );
+    let b = with_direct.stats().snapshot().lane;
+    assert_eq!(
+        (b.published_messages, b.doorbell_rings, b.direct_wakeups),
+        (COUNT as u64, COUNT as u64, COUNT as u64),
+        "each send rang the viewer's doorbell and woke the logger through the publisher's event"
+    );
 }

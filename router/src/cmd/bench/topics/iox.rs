@@ -180,7 +180,7 @@ async fn publish(args: &NodeArgs, recorder: &Recorder) -> anyhow::Result<()> {
             return Ok(());
         }
     }
-    measure(args, recorder, async |slot, seq| {
+    measure(args, recorder, None, async |slot, seq| {
         let topic = &published[slot];
         let bytes = topic.bytes.max(16);
         let sample = publishers[slot].loan_slice_uninit(bytes).map_err(iox("loan"))?;

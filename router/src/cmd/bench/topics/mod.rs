@@ -181,6 +181,12 @@ async fn measure_case(
         stop(node).await;
     }
     let reports = reports?;
+    if reports.iter().any(|r| r.received < r.expected) {
+        eprintln!("{id}: lossy; where each node's messages went:");
+        for report in &reports {
+            eprintln!("  {}", report.explain());
+        }
+    }
     let expected: u64 = reports.iter().map(|r| r.expected).sum();
     anyhow::ensure!(
         expected == workload.expected(case.seconds),

@@ -100,7 +100,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
         }
     }
     let loans = args.mode.loans();
-    measure(args, &recorder, async |slot, seq| {
+    measure(args, &recorder, Some(&session), async |slot, seq| {
         let (publisher, shape, data_len, owned) = &mut publishers[slot];
         if loans {
             let mut loan = publisher.loan(shape, *data_len).await;
@@ -190,7 +190,7 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
-    measure(args, &recorder, async |slot, seq| {
+    measure(args, &recorder, None, async |slot, seq| {
         let (publisher, bytes) = &publishers[slot];
         let put = match &provider {
             Some(provider) => {

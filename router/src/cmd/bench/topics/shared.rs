@@ -125,6 +125,39 @@ pub struct NodeReport {
     pub window_start_ns: i64,
     /// See `window_start_ns`.
     pub window_end_ns: i64,
+    /// A zshm node's session counters at the end of the window: which path its messages took,
+    /// what its queues dropped (what the bench shows for a node of a lossy case).
+    #[serde(default)]
+    pub session: Option<zshm::stats::StatsSnapshot>,
+}
+
+impl NodeReport {
+    /// One line on where a node's messages went, for a lossy case.
+    pub fn explain(&self) -> String {
+        let mut line = format!(
+            "node {}: received {} of {} measured messages",
+            self.index, self.received, self.expected
+        );
+        if let Some(s) = &self.session {
+            let overflows = s.overflow_keep_last_reliable
+                + s.overflow_keep_last_best_effort
+                + s.overflow_keep_all_reliable
+                + s.overflow_keep_all_best_effort;
+            line += &format!(
+                "; lane: published {}, received {}, fallbacks {}, borrow stalls {}, doorbell rings {}, \
+                 direct wake-ups {}; zenoh: published {}, received {}; queue overflows {overflows}",
+                s.lane.published_messages,
+                s.lane.received_messages,
+                s.lane.fallbacks.iter().sum::<u64>(),
+                s.lane.borrow_stalls,
+                s.lane.doorbell_rings,
+                s.lane.direct_wakeups,
+                s.published_shm_messages + s.published_heap_messages,
+                s.received_shm_messages + s.received_net_messages,
+            );
+        }
+        line
+    }
 }
 
 /// One message a subscription of the node received.
@@ -309,6 +342,7 @@ pub fn threads_rss_pss() -> (u64, u64, u64) {
 pub async fn measure(
     args: &NodeArgs,
     recorder: &Recorder,
+    session: Option<&zshm::Session>,
     publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let published = args.published();
@@ -352,6 +386,7 @@ pub async fn measure(
         cpu_seconds: zshm_ops::tools::usage::cpu_seconds() - cpu_start,
         window_start_ns,
         window_end_ns,
+        session: session.map(|s| s.stats().snapshot()),
     };
     outln!("{}", serde_json::to_string(&report)?);
     let _ = tokio::time::timeout(args.timeout, shutdown::signal()).await;
