@@ -351,6 +351,25 @@ mod tests {
     }
 
     #[test]
+    fn lane_wake_ups_use_the_doorbell_unless_told_otherwise() {
+        let doorbells = |value: Option<&str>| {
+            let env = match value {
+                Some(value) => Environment::empty().with("ZSHM_LANE_WAKE", value),
+                None => Environment::empty(),
+            };
+            settings(&env, &shm(&env, false), false).map(|s| s.doorbells)
+        };
+        assert!(doorbells(None).unwrap());
+        assert!(doorbells(Some(" Doorbell ")).unwrap());
+        assert!(!doorbells(Some("publisher")).unwrap());
+        let err = doorbells(Some("both")).unwrap_err().to_string();
+        assert!(
+            err.contains("ZSHM_LANE_WAKE") && err.contains("doorbell or publisher"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn the_lane_follows_the_switches_in_order() {
         let env = Environment::empty();
         assert_eq!(settings(&env, &shm(&env, false), false).unwrap().off, None);
