@@ -43,7 +43,6 @@ use iceoryx2::service::port_factory::event::PortFactory as EventService;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 
 use super::Svc;
-use super::context::LaneContext;
 use super::header::LaneHeader;
 
 /// Event ids of a doorbell: each subscription of the executor rings with one. A listener resets
@@ -123,9 +122,9 @@ pub struct Doorbell {
 }
 
 impl Doorbell {
-    /// Creates a doorbell with a key no other doorbell of the domain has (blocking, about a
-    /// millisecond).
-    pub fn create(ctx: &LaneContext) -> Result<Self, DoorbellError> {
+    /// Creates a doorbell in the domain of `node` (the session's lane node), with a key no other
+    /// doorbell of the domain has (blocking, about a millisecond).
+    pub fn create(node: &Node<Svc>) -> Result<Self, DoorbellError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let failed = |error: String| DoorbellError { error };
         let mut last = String::new();
@@ -141,8 +140,7 @@ impl Doorbell {
                 .as_str()
                 .try_into()
                 .map_err(|err| failed(format!("{err:?}")))?;
-            let service = ctx
-                .node()
+            let service = node
                 .service_builder(&name)
                 .event()
                 .event_id_max_value(EVENT_IDS as usize - 1)
@@ -254,7 +252,7 @@ impl Ring {
     }
 }
 
-/// The doorbells a process's publishers ring, opened once each ([`LaneContext::rings`]).
+/// The doorbells a process's publishers ring, opened once each (the lane context holds them).
 #[derive(Debug, Default)]
 pub struct Rings {
     open: Mutex<HashMap<String, Weak<Ring>>>,
@@ -263,15 +261,14 @@ pub struct Rings {
 impl Rings {
     /// The doorbell `key`, opened if no publisher of the process has it open; `None` when it
     /// cannot be (gone, or as many processes ring it as it allows).
-    fn get(&self, ctx: &LaneContext, key: &str) -> Option<Arc<Ring>> {
+    fn get(&self, node: &Node<Svc>, key: &str) -> Option<Arc<Ring>> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(ring) = open.get(key).and_then(Weak::upgrade) {
             return Some(ring);
         }
         open.retain(|_, ring| ring.strong_count() > 0);
         let name: ServiceName = service_name(key).as_str().try_into().ok()?;
-        let opened = ctx
-            .node()
+        let opened = node
             .service_builder(&name)
             .event()
             .open()
@@ -318,7 +315,7 @@ pub struct Bells {
 impl Bells {
     /// Works out the targets again when the connected subscribers changed. Costs one look at
     /// the service's subscriber list when they did not.
-    pub fn refresh(&mut self, ctx: &LaneContext, data: &DataService<Svc, [u8], LaneHeader>) {
+    pub fn refresh(&mut self, rings: &Rings, node: &Node<Svc>, data: &DataService<Svc, [u8], LaneHeader>) {
         self.scratch.clear();
         let config = data.dynamic_config();
         config.list_subscribers(|details| {
@@ -334,7 +331,7 @@ impl Bells {
         config.list_subscribers(|details| {
             self.seen.push(details.subscriber_id);
             match BellAddress::parse(details.subscriber_name.as_str()).1 {
-                Some(bell) => match ctx.rings().get(ctx, &bell.key) {
+                Some(bell) => match rings.get(node, &bell.key) {
                     Some(ring) => {
                         let known = targets
                             .iter()

@@ -271,7 +271,7 @@ impl LaneSender {
             error: format!("{err:?}"),
         })?;
         let mut bells = self.bells.lock().unwrap_or_else(PoisonError::into_inner);
-        bells.refresh(&self.ctx, &self.data);
+        bells.refresh(self.ctx.rings(), self.ctx.node(), &self.data);
         let (doorbells, direct) = bells.ring();
         drop(bells);
         // Coalesced by iceoryx2 while a listener has not consumed the previous wake-up.
@@ -308,7 +308,7 @@ impl LaneSender {
     /// Wakes every subscriber, through its doorbell and the publisher's own event.
     fn wake_all(&self) {
         let mut bells = self.bells.lock().unwrap_or_else(PoisonError::into_inner);
-        bells.refresh(&self.ctx, &self.data);
+        bells.refresh(self.ctx.rings(), self.ctx.node(), &self.data);
         bells.ring();
         let _ = self.notifier.notify();
     }

@@ -530,7 +530,7 @@ impl crate::lane::WaitSet for EntityWaitSet {
     fn doorbell(&self, ctx: &crate::lane::LaneContext) -> Option<crate::lane::BellAddress> {
         let shared = self.shared.upgrade()?;
         let doorbell = shared.doorbell.get_or_init(|| {
-            let doorbell = crate::lane::Doorbell::create(ctx)
+            let doorbell = crate::lane::Doorbell::create(ctx.node())
                 .and_then(|doorbell| {
                     shared
                         .epoll
