@@ -8,7 +8,8 @@ The client is eclipse-zenoh's Python binding (router/tests/interop/requirements.
 ROS node's do (they carry its zenoh id).
 
 Usage: .venv/bin/python tools/session-churn.py ENDPOINT ROUTER_PID KIND [RATE] [SECONDS] [MODE]
-  KIND     plain (open and close), queryable, token, or zshm-like (a queryable and a liveliness
+  KIND     plain (open and close), queryable, wild-queryable (on `<own key>/**`, as a session's
+           admin space is), token, or zshm-like (a queryable and a liveliness
            token on keys of its own, and one liveliness query of the ROS graph, as
            `zshm nodes` does)
   RATE     sessions a second (default 20)
@@ -24,7 +25,7 @@ import uuid
 
 import zenoh
 
-KINDS = ("plain", "queryable", "token", "zshm-like")
+KINDS = ("plain", "queryable", "wild-queryable", "token", "zshm-like")
 
 
 def router_rss_kib(pid: str) -> int:
@@ -41,6 +42,9 @@ def one_session(conf: zenoh.Config, kind: str) -> None:
     declared = []
     if kind in ("queryable", "zshm-like"):
         declared.append(session.declare_queryable(f"{own}/report", lambda query: None))
+    if kind == "wild-queryable":
+        # As a zenoh session's own admin space is declared: `@/<zid>/peer/**`.
+        declared.append(session.declare_queryable(f"{own}/**", lambda query: None))
     if kind in ("token", "zshm-like"):
         declared.append(session.liveliness().declare_token(f"{own}/token"))
     if kind == "zshm-like":
