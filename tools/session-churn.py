@@ -8,7 +8,8 @@ The client is eclipse-zenoh's Python binding (router/tests/interop/requirements.
 ROS node's do (they carry its zenoh id).
 
 Usage: .venv/bin/python tools/session-churn.py ENDPOINT ROUTER_PID KIND [RATE] [SECONDS] [MODE]
-  KIND     plain (open and close), queryable, wild-queryable (on `<own key>/**`, as a session's
+  KIND     plain (open and close), admin-space (open with zenoh's admin space on, as
+           rmw_zenoh's session config has it, and close), queryable, wild-queryable (on `<own key>/**`, as a session's
            admin space is), token, or zshm-like (a queryable and a liveliness
            token on keys of its own, and one liveliness query of the ROS graph, as
            `zshm nodes` does)
@@ -25,7 +26,7 @@ import uuid
 
 import zenoh
 
-KINDS = ("plain", "queryable", "wild-queryable", "token", "zshm-like")
+KINDS = ("plain", "admin-space", "queryable", "wild-queryable", "token", "zshm-like")
 
 
 def router_rss_kib(pid: str) -> int:
@@ -37,6 +38,8 @@ def router_rss_kib(pid: str) -> int:
 
 
 def one_session(conf: zenoh.Config, kind: str) -> None:
+    if kind == "admin-space":
+        conf.insert_json5("adminspace/enabled", "true")
     session = zenoh.open(conf)
     own = f"zshm_churn/{uuid.uuid4().hex}"
     declared = []
