@@ -790,24 +790,25 @@ impl Primitives for Face {
             }
         }
 
-        for res in get_mut_unchecked(ctx.src_face).remote_mappings.values_mut() {
-            get_mut_unchecked(res).face_ctxs.remove(&src_fid);
-            Resource::clean(res);
-        }
-        get_mut_unchecked(ctx.src_face).remote_mappings.clear();
-
-        for res in get_mut_unchecked(ctx.src_face).local_mappings.values_mut() {
-            get_mut_unchecked(res).face_ctxs.remove(&src_fid);
-            Resource::clean(res);
-        }
-        get_mut_unchecked(ctx.src_face).local_mappings.clear();
-
-        for interest in get_mut_unchecked(ctx.src_face).local_interests.values_mut() {
-            if let Some(mut res) = interest.res.take() {
-                Resource::clean(&mut res);
-            }
-        }
-        get_mut_unchecked(ctx.src_face).local_interests.clear();
+        // zshm patch (PATCHES.md, 2): the face's mappings, its key-expression interests and its
+        // local interests are cleaned deepest first, each dropped before the next (see
+        // `Resource::clean_deepest_first`). Cleaned in place, a peer's `@/<zid>/peer` stayed in
+        // the tree, and `@/<zid>` above it, while its child `@/<zid>/peer/config` was still held
+        // by the map: two resources kept for every closed session that had an admin space. The
+        // hats clean the face's remote interests the same way in their `close_face`.
+        let face = get_mut_unchecked(ctx.src_face);
+        let held: Vec<Arc<Resource>> = std::mem::take(&mut face.remote_mappings)
+            .values()
+            .chain(std::mem::take(&mut face.local_mappings).values())
+            .cloned()
+            .chain(face.remote_key_interests.drain().filter_map(|(_, res)| res))
+            .chain(face.local_interests.drain().filter_map(|(_, interest)| interest.res))
+            .map(|mut res| {
+                get_mut_unchecked(&mut res).face_ctxs.remove(&src_fid);
+                res
+            })
+            .collect();
+        Resource::clean_deepest_first(held);
 
         hats[region].close_face(ctx);
 

@@ -561,6 +561,19 @@ impl Resource {
         }
     }
 
+    /// zshm patch (PATCHES.md, 2): cleans every resource of `held`, the references a closing face
+    /// held, deepest first, each dropped before the next. [`Resource::clean`] unregisters a
+    /// resource only when its strong count says nothing else holds it, and a child still held
+    /// holds its parent through `parent`: cleaned in any other order, a parent whose child was
+    /// still held stays in the tree for good.
+    pub(crate) fn clean_deepest_first(mut held: Vec<Arc<Resource>>) {
+        // A descendant's expression is longer than any of its ancestors'.
+        held.sort_unstable_by_key(|res| std::cmp::Reverse(res.expr().len()));
+        for mut res in held {
+            Resource::clean(&mut res);
+        }
+    }
+
     pub fn close(self: &mut Arc<Resource>) {
         let r = get_mut_unchecked(self);
         for mut c in r.children.drain() {

@@ -343,7 +343,16 @@ impl HatBaseTrait for Hat {
             }
         };
 
-        hat_face.remote_interests.clear();
+        // zshm patch (PATCHES.md, 2): the interests' resources leave the tree with the face
+        // (dropped here without a clean, a resource declared with an interest, such as an
+        // advanced publisher's `<key>/@adv/pub/<zid>/<eid>/_`, stayed in it for good).
+        Resource::clean_deepest_first(
+            hat_face
+                .remote_interests
+                .drain()
+                .filter_map(|(_, interest)| interest.res)
+                .collect(),
+        );
         hat_face.local_subs.clear();
         hat_face.local_qabls.clear();
         hat_face.local_tokens.clear();
