@@ -2,6 +2,7 @@
 
 use nix::sys::signal::Signal;
 
+use crate::support::routing_tree::{RESOURCE_LOG, router_zid, wait_until_forgotten};
 use crate::support::{Router, Spawn, repo_path};
 
 fn assert_started_line(router: &Router) {
@@ -167,4 +168,33 @@ fn a_signal_ends_a_node_still_opening_its_session() {
         "{}",
         node.dump()
     );
+}
+
+/// A router keeps nothing of a node that has left: every key its session declared (its zenoh
+/// admin space `@/<zid>/peer/**`, its graph token, its queryables) and every prefix of them named
+/// after it leaves the routing tree, whether the node ended or was SIGKILLed. zenoh 1.9's router
+/// kept `@/<zid>` and `@/<zid>/peer` of every session that had an admin space, about 1.4 KB each
+/// (third_party/zenoh/PATCHES.md, 2).
+#[test]
+fn a_router_keeps_nothing_of_a_node_that_left() {
+    let router = Router::launch(
+        Spawn::zshm("router", &["router", "-l", "tcp/127.0.0.1:0", "--no-metrics"])
+            .env("RUST_LOG", RESOURCE_LOG),
+        "tcp/127.0.0.1:",
+    );
+    let zid = router_zid(&router.proc);
+    let mut listener = Spawn::zshm("listener", &["listener", "-e", &router.locator]).start();
+    listener.wait_for_stderr("listening", |l| l.contains("listening"));
+    let mut nodes = Spawn::zshm("nodes", &["nodes", "-e", &router.locator, "--timeout", "0.5"]).start();
+    assert_eq!(nodes.wait_exit(), 0, "{}", nodes.dump());
+    listener.signal(Signal::SIGKILL);
+    listener.wait_exit();
+    wait_until_forgotten(&router.proc, &zid);
+    // Both sessions were seen, so the check above covered them.
+    let log = router.proc.stderr();
+    let admin_spaces = log
+        .lines()
+        .filter(|l| l.contains("Register resource @/") && l.ends_with("/peer/**"))
+        .count();
+    assert_eq!(admin_spaces, 2, "{}", router.proc.dump());
 }

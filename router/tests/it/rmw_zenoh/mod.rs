@@ -10,8 +10,10 @@
 //! * [`calls`]: services, parameters and actions both ways.
 //! * [`shm`]: 7 MB clouds both ways through shared memory, bytes on loopback counted; the router
 //!   as quiet as rmw_zenohd when nodes exit; a peer of the other zenoh line named as such.
+//! * [`sessions`]: the router keeps nothing of nodes that have left.
 
 mod calls;
+mod sessions;
 mod shm;
 mod topics;
 
@@ -124,7 +126,12 @@ impl Robot {
     /// `zshm router` with rmw_zenoh's router config, as a workshop participant replaces
     /// rmw_zenohd.
     fn zshm_router(&self) -> Router {
-        let spawn = self
+        self.zshm_router_with(&[])
+    }
+
+    /// [`Self::zshm_router`] with more environment (`RUST_LOG`, say).
+    fn zshm_router_with(&self, env: &[(&str, &str)]) -> Router {
+        let mut spawn = self
             .program(
                 "zshm router",
                 crate::support::ZSHM,
@@ -132,6 +139,9 @@ impl Robot {
             )
             .env("ZENOH_ROUTER_CONFIG_URI", &rmw_zenoh_config("ROUTER"))
             .env("ZENOH_CONFIG_OVERRIDE", &self.override_config());
+        for (key, value) in env {
+            spawn = spawn.env(key, value);
+        }
         Router::started(spawn.start())
     }
 

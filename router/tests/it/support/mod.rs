@@ -6,6 +6,7 @@
 pub mod bench_interfaces;
 pub mod namespace;
 pub mod procfs;
+pub mod routing_tree;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
