@@ -13,6 +13,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
     let footprint = cli.command.footprint();
+    support::allocator::bound_arenas(footprint);
     support::runtime::size_zenoh(footprint);
     support::logging::init();
     let runtime = match support::runtime::build(footprint) {

@@ -1,9 +1,10 @@
 //! What the subcommands share that is not a command: opening sessions from the common flags,
 //! message definitions for schemas, the graph for the `topic` commands, waiting for
 //! SIGINT/SIGTERM, pacing loops, child processes, the log output, the metrics endpoint with its
-//! status page, and reading it back, and the size of a command's runtimes. Nothing here imports
+//! status page, and reading it back, and the size of a command's runtimes and malloc arenas. Nothing here imports
 //! from `cmd`.
 
+pub mod allocator;
 pub mod children;
 pub mod conn_guard;
 pub mod definitions;

@@ -3,7 +3,7 @@
 use nix::sys::signal::Signal;
 
 use crate::support::routing_tree::{RESOURCE_LOG, router_zid, wait_until_forgotten};
-use crate::support::{Router, Spawn, repo_path};
+use crate::support::{Router, Spawn, procfs, repo_path};
 
 fn assert_started_line(router: &Router) {
     let first = &router.proc.stdout()[0];
@@ -197,4 +197,29 @@ fn a_router_keeps_nothing_of_a_node_that_left() {
         .filter(|l| l.contains("Register resource @/") && l.ends_with("/peer/**"))
         .count();
     assert_eq!(admin_spaces, 2, "{}", router.proc.dump());
+}
+
+/// The router keeps one malloc arena, however many threads its runtimes run and sessions come
+/// and go: glibc's per-thread arenas each kept a little of every closed session
+/// (docs/RELIABILITY.md, "What was left: malloc's arenas"). A `MALLOC_ARENA_MAX` the user set
+/// still wins, which is also how this test shows it can see arenas at all.
+#[test]
+fn a_router_keeps_one_malloc_arena_unless_told_otherwise() {
+    let spawn = || Spawn::zshm("router", &["router", "-l", "tcp/127.0.0.1:0", "--no-metrics"]);
+    let bounded = Router::launch(spawn(), "tcp/127.0.0.1:");
+    let told = Router::launch(spawn().env("MALLOC_ARENA_MAX", "8"), "tcp/127.0.0.1:");
+    for router in [&bounded, &told] {
+        for _ in 0..3 {
+            let mut nodes =
+                Spawn::zshm("nodes", &["nodes", "-e", &router.locator, "--timeout", "0.2"]).start();
+            assert_eq!(nodes.wait_exit(), 0, "{}", nodes.dump());
+        }
+    }
+    let arenas = |router: &Router| procfs::malloc_arenas(router.proc.pid());
+    assert_eq!(arenas(&bounded), 0, "arenas besides the main one");
+    assert!(
+        arenas(&told) >= 2,
+        "{} arenas with MALLOC_ARENA_MAX=8",
+        arenas(&told)
+    );
 }

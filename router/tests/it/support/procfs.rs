@@ -70,3 +70,45 @@ pub fn alive(pid: u32) -> bool {
 pub fn group_is_empty(pgid: u32) -> bool {
     nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid as i32), None).is_err()
 }
+
+/// How many malloc arenas glibc has made in `pid` besides the main one. Each is a heap of its
+/// own, an anonymous mapping of exactly 64 MiB (HEAP_MAX_SIZE on 64-bit) aligned on 64 MiB,
+/// readable and writable up to what it uses and reserved (`---p`) after; nothing else a zshm
+/// process maps has that shape (thread stacks are 2 or 8 MiB, segments are files).
+pub fn malloc_arenas(pid: u32) -> usize {
+    const HEAP: u64 = 64 << 20;
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+    // (start, end, permissions, anonymous)
+    let regions: Vec<(u64, u64, String, bool)> = maps
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let (start, end) = fields.next()?.split_once('-')?;
+            let perms = fields.next()?.to_owned();
+            let anonymous = fields.nth(3).is_none();
+            Some((
+                u64::from_str_radix(start, 16).ok()?,
+                u64::from_str_radix(end, 16).ok()?,
+                perms,
+                anonymous,
+            ))
+        })
+        .collect();
+    let mut arenas = 0;
+    for (i, (start, end, perms, anonymous)) in regions.iter().enumerate() {
+        if !anonymous || start % HEAP != 0 || !perms.starts_with("rw") {
+            continue;
+        }
+        let mut reach = *end;
+        for (next_start, next_end, _, next_anonymous) in &regions[i + 1..] {
+            if *next_start != reach || !next_anonymous || reach - start >= HEAP {
+                break;
+            }
+            reach = *next_end;
+        }
+        if reach - start == HEAP {
+            arenas += 1;
+        }
+    }
+    arenas
+}
