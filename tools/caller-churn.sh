@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# What a router keeps of the churn soak's callers: against an rclpy SetBool server and an rclpy
+# parameter node (both on the real rmw_zenoh_cpp, up throughout), each round runs every caller
+# the soak runs, one process each: an rclpy client of /flip, an rclpy parameter client, `zshm
+# service call`, `zshm param get` and an rclpy talker (1 s, nobody listening). Prints the router's RSS after each round
+# and, at the end, glibc's count of what its malloc arenas hold (gdb's `malloc_stats`) and its
+# RSS before and after `malloc_trim` (docs/RELIABILITY.md, "What was left: malloc's arenas").
+# Runs in a network namespace of its own (root); two at once compare two routers side by side.
+#
+# Usage: tools/caller-churn.sh [ROUNDS] [OUT]   (defaults: 150 target/caller-churn)
+# Environment: ZSHM_ROS2 (tools/ros2/setup.sh --rmw-zenoh), ZSHM (default target/release/zshm),
+#   ROUTER_ENV   extra environment for the router only, e.g. MALLOC_ARENA_MAX=16
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-150}
+out=$(realpath -m "${2:-target/caller-churn}")
+if [ "${CALLER_CHURN_INSIDE:-}" != 1 ]; then
+  [ "$(id -u)" = 0 ] || { echo "tools/caller-churn.sh: needs root (a namespace of its own)" >&2; exit 2; }
+  [ -n "${ZSHM_ROS2:-}" ] || { echo "tools/caller-churn.sh: set ZSHM_ROS2 (tools/ros2/setup.sh --rmw-zenoh)" >&2; exit 2; }
+  exec env CALLER_CHURN_INSIDE=1 unshare --net -- "$0" "$@"
+fi
+ip link set lo up
+mkdir -p "$out"
+zshm=$(realpath "${ZSHM:-target/release/zshm}")
+config=$ZSHM_ROS2/share/rmw_zenoh_cpp/config
+export ZENOH_SESSION_CONFIG_URI=$config/DEFAULT_RMW_ZENOH_SESSION_CONFIG.json5
+rclpy=(tools/ros2/run.sh zenoh python3 router/tests/interop/rclpy_peer.py)
+trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT
+
+# The router's own binary name, so that two runs side by side never find each other's router.
+router_bin=$out/zshm-router
+cp "$zshm" "$router_bin"
+# shellcheck disable=SC2086 # ROUTER_ENV is a list of NAME=VALUE words
+env ${ROUTER_ENV:-} ZENOH_ROUTER_CONFIG_URI=$config/DEFAULT_RMW_ZENOH_ROUTER_CONFIG.json5 \
+  "$router_bin" router --no-metrics > "$out/router.log" 2>&1 &
+router=$!
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$router/status"; }
+"${rclpy[@]}" server --service /flip --count 1000000 --timeout 1000000 > "$out/server.log" 2>&1 &
+"${rclpy[@]}" param-node --node-name robot_params --timeout 1000000 > "$out/params.log" 2>&1 &
+for _ in $(seq 100); do grep -q serving "$out/server.log" && grep -q declared "$out/params.log" && break; sleep 0.1; done
+
+failed=0
+call() { # NAME COMMAND...: runs a caller, keeps its log when it fails
+  local name=$1
+  shift
+  if ! timeout 60 "$@" > "$out/$name.log" 2>&1; then
+    failed=$((failed + 1))
+    cp "$out/$name.log" "$out/failed-$round-$name.log"
+    echo "round $round: $name failed (log: $out/failed-$round-$name.log)"
+  fi
+}
+echo "round seconds router_rss_kib" > "$out/rss.csv"
+start=$SECONDS
+for round in $(seq "$rounds"); do
+  call rclpy-client "${rclpy[@]}" client --service /flip
+  call rclpy-param-client "${rclpy[@]}" param-client --target /robot_params
+  call zshm-call "$zshm" service call /flip std_srvs/srv/SetBool '{data: true}' --timeout 10
+  call zshm-param "$zshm" param get /robot_params rate
+  # Nobody listens: the talker gives up after 1 s (exit 1), a session that came and went.
+  timeout 60 "${rclpy[@]}" talker --count 3 --timeout 1 > "$out/rclpy-talker.log" 2>&1
+  echo "$round $((SECONDS - start)) $(rss)" | tee -a "$out/rss.csv"
+done
+if command -v gdb > /dev/null; then
+  # malloc_stats writes to the router's stderr, that is its log.
+  gdb -p "$router" -batch -ex 'call (void)malloc_stats()' > /dev/null 2>&1
+  before=$(rss)
+  gdb -p "$router" -batch -ex 'call (int)malloc_trim(0)' > /dev/null 2>&1
+  echo "router RSS before malloc_trim $before KiB, after $(rss) KiB"
+  grep -A2 '^Total (incl. mmap)' "$out/router.log"
+  echo "arenas: $(grep -c '^Arena' "$out/router.log")"
+fi
+echo "$rounds rounds, $failed callers failed"
