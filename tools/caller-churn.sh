@@ -10,6 +10,7 @@
 # Usage: tools/caller-churn.sh [ROUNDS] [OUT]   (defaults: 150 target/caller-churn)
 # Environment: ZSHM_ROS2 (tools/ros2/setup.sh --rmw-zenoh), ZSHM (default target/release/zshm),
 #   ROUTER_ENV   extra environment for the router only, e.g. MALLOC_ARENA_MAX=16
+#   RMW_ZENOHD=1 the real rmw_zenohd (zenoh-c 1.8) as the router instead of `zshm router`
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-150}
@@ -27,12 +28,16 @@ export ZENOH_SESSION_CONFIG_URI=$config/DEFAULT_RMW_ZENOH_SESSION_CONFIG.json5
 rclpy=(tools/ros2/run.sh zenoh python3 router/tests/interop/rclpy_peer.py)
 trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT
 
-# The router's own binary name, so that two runs side by side never find each other's router.
-router_bin=$out/zshm-router
-cp "$zshm" "$router_bin"
+if [ "${RMW_ZENOHD:-}" = 1 ]; then
+  router_command=(tools/ros2/run.sh zenoh rmw_zenohd)
+else
+  # The router's own binary name, so that two runs side by side never find each other's router.
+  cp "$zshm" "$out/zshm-router"
+  router_command=("$out/zshm-router" router --no-metrics)
+fi
 # shellcheck disable=SC2086 # ROUTER_ENV is a list of NAME=VALUE words
 env ${ROUTER_ENV:-} ZENOH_ROUTER_CONFIG_URI=$config/DEFAULT_RMW_ZENOH_ROUTER_CONFIG.json5 \
-  "$router_bin" router --no-metrics > "$out/router.log" 2>&1 &
+  "${router_command[@]}" > "$out/router.log" 2>&1 &
 router=$!
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$router/status"; }
 "${rclpy[@]}" server --service /flip --count 1000000 --timeout 1000000 > "$out/server.log" 2>&1 &
