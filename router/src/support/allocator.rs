@@ -11,9 +11,10 @@
 //! use (2.0 to 2.4 MB); the memory glibc's arenas held was 5.6 to 6.0 MB with the default, 2.9
 //! to 3.4 MB with one.
 //!
-//! So the commands that live as long as the robot and whose threads grow with the graph (the
-//! router, the bridge, the exporter, Foxglove: [`Footprint::Full`]) keep one arena; each thread
-//! still has glibc's cache of small blocks in front of it. Node commands are left as they are
+//! So the commands of [`Footprint::Full`] keep one arena: those that live as long as the robot
+//! and whose threads grow with the graph (the router, the bridge, the exporter, Foxglove), and
+//! the short tools that watch a whole graph. Each thread still has glibc's cache of small blocks
+//! in front of it. Node commands are left as they are
 //! for now: they reach 8 or 9 arenas too (a camera through the churn soak), but a node's
 //! per-message path is what the benchmarks measure, and one arena there is not measured yet.
 //!
