@@ -14,9 +14,9 @@
 //! So the commands of [`Footprint::Full`] keep one arena: those that live as long as the robot
 //! and whose threads grow with the graph (the router, the bridge, the exporter, Foxglove), and
 //! the short tools that watch a whole graph. Each thread still has glibc's cache of small blocks
-//! in front of it. Node commands are left as they are
-//! for now: they reach 8 or 9 arenas too (a camera through the churn soak), but a node's
-//! per-message path is what the benchmarks measure, and one arena there is not measured yet.
+//! in front of it. Node commands are left as they are for now: they reach 8 or 9 arenas too (a
+//! camera through the churn soak), but a node's per-message path is what the benchmarks measure,
+//! and one arena there is measured only in the lane's payload sweep so far.
 //!
 //! glibc has no way to say this but `mallopt` (or the environment, read before `main`): a
 //! `MALLOC_ARENA_MAX` the user set wins and is left alone.
