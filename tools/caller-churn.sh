@@ -11,6 +11,9 @@
 # Environment: ZSHM_ROS2 (tools/ros2/setup.sh --rmw-zenoh), ZSHM (default target/release/zshm),
 #   ROUTER_ENV   extra environment for the router only, e.g. MALLOC_ARENA_MAX=16
 #   RMW_ZENOHD=1 the real rmw_zenohd (zenoh-c 1.8) as the router instead of `zshm router`
+#   SETTLE_AT    rounds after which the callers pause SETTLE_SECONDS (default 65: zenoh's
+#                statistics keep a closed transport's series 60 s) and the router's RSS and the
+#                bytes its malloc has in use (gdb) are recorded in settled.txt, e.g. "100 300"
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-150}
@@ -44,6 +47,12 @@ rss() { awk '/^VmRSS/ {print $2}' "/proc/$router/status"; }
 "${rclpy[@]}" param-node --node-name robot_params --timeout 1000000 > "$out/params.log" 2>&1 &
 for _ in $(seq 100); do grep -q serving "$out/server.log" && grep -q declared "$out/params.log" && break; sleep 0.1; done
 
+settle_at=" ${SETTLE_AT:-} "
+in_use() { # the bytes the router's malloc has in use, from malloc_stats (written to its log)
+  gdb -p "$router" -batch -ex 'call (void)malloc_stats()' > /dev/null 2>&1
+  grep -A2 '^Total (incl. mmap)' "$out/router.log" | awk '/in use bytes/ {v = $NF} END {print v}'
+}
+
 failed=0
 call() { # NAME COMMAND...: runs a caller, keeps its log when it fails
   local name=$1
@@ -64,6 +73,10 @@ for round in $(seq "$rounds"); do
   # Nobody listens: the talker gives up after 1 s (exit 1), a session that came and went.
   timeout 60 "${rclpy[@]}" talker --count 3 --timeout 1 > "$out/rclpy-talker.log" 2>&1
   echo "$round $((SECONDS - start)) $(rss)" | tee -a "$out/rss.csv"
+  if [[ $settle_at == *" $round "* ]]; then
+    sleep "${SETTLE_SECONDS:-65}"
+    echo "round $round, settled ${SETTLE_SECONDS:-65} s: RSS $(rss) KiB, malloc in use $(in_use) B" | tee -a "$out/settled.txt"
+  fi
 done
 if command -v gdb > /dev/null; then
   # malloc_stats writes to the router's stderr, that is its log.
