@@ -11,9 +11,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    support::allocator::bound_arenas();
     let cli = cmd::Cli::parse();
     let footprint = cli.command.footprint();
+    support::allocator::bound_arenas(footprint);
     support::runtime::size_zenoh(footprint);
     support::logging::init();
     let runtime = match support::runtime::build(footprint) {

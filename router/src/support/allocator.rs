@@ -1,6 +1,6 @@
 //! How many malloc arenas a zshm process keeps.
 //!
-//! glibc's malloc gives each thread that allocates an arena of its own, up to eight per core,
+//! glibc's malloc gives threads that contend for it arenas of their own, up to eight per core,
 //! and an arena keeps what its threads freed for later, in pieces it rarely gives back. A router
 //! runs every session's set-up and teardown on whichever worker of tokio's and zenoh's runtimes
 //! is free, so over a workshop day each of its 12 to 15 arenas keeps a little more than it uses:
@@ -11,36 +11,42 @@
 //! use (2.0 to 2.4 MB); the memory glibc's arenas held was 5.6 to 6.0 MB with the default, 2.9
 //! to 3.4 MB with one.
 //!
-//! A node's threads do the same on a smaller scale (a camera reached 8 or 9 arenas through the
-//! churn soak): a `zshm listener` beside 4,101 peer sessions grew 0.19 KiB a session with the
-//! default and 0.10 with one arena. One arena costs a node's per-message path nothing that the
-//! benchmarks can see: in interleaved runs of the topics (T = 100, 200), subscribers (S = 8),
-//! fan-out and payload sweeps, the lane nodes' CPU, p50 and p99.9 with one arena stayed within
-//! each case's run-to-run spread of the default's, or below it (BENCHMARKS.md, "One malloc arena
-//! in every zshm process"). Each thread still has glibc's cache of small blocks in front of
-//! the arena, which is what a message's allocations mostly hit.
+//! So the commands of [`Footprint::Full`] keep one arena: those that live as long as the robot
+//! and whose threads grow with the graph (the router, the bridge, the exporter, Foxglove), and
+//! the short tools that watch a whole graph. Each thread still has glibc's cache of small blocks
+//! in front of it.
 //!
-//! So every command keeps one arena. glibc has no way to say this but `mallopt` (or the
-//! environment, read before `main`): a `MALLOC_ARENA_MAX` the user set wins and is left alone. A
-//! Rust node of one's own built on the `zshm` library chooses for itself (the library does not
-//! reach into the process's allocator); `MALLOC_ARENA_MAX=1` in its environment does the same.
+//! Node commands keep glibc's default, although they reach 8 or 9 arenas too (a camera through
+//! the churn soak) and one arena halved a long-lived listener's growth. The benchmarks saw no
+//! cost in it (BENCHMARKS.md, "One malloc arena in node commands: measured, not kept"), but
+//! with it a TCP publisher of 4 MiB messages stalled inside zenoh's transmit pipeline in 3 of 45
+//! loaded runs, against none of 45 with the default: the publishing thread waited for a free
+//! batch while holding the stage's lock, its receive work waited for that lock, and zenoh's
+//! transmit task sat idle with nothing left in the socket, until zenoh closed the link 60 s
+//! later (docs/RELIABILITY.md, "A transmit stall that one arena made likelier"). Until that stall
+//! is understood, nodes stay on the configuration the loaded test runs have validated.
+//!
+//! glibc has no way to say this but `mallopt` (or the environment, read before `main`): a
+//! `MALLOC_ARENA_MAX` the user set wins and is left alone.
 
-/// The arenas a zshm command keeps.
-pub const ARENAS: i32 = 1;
+use super::runtime::Footprint;
 
-/// Bounds glibc's malloc arenas to [`ARENAS`], unless `MALLOC_ARENA_MAX` is set. Runs first
+/// The arenas a [`Footprint::Full`] command keeps.
+pub const FULL_ARENAS: i32 = 1;
+
+/// Bounds glibc's malloc arenas for `footprint`, unless `MALLOC_ARENA_MAX` is set. Runs first
 /// thing in `main`, before any thread exists: an arena, once made, stays.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-pub fn bound_arenas() {
-    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+pub fn bound_arenas(footprint: Footprint) {
+    if footprint != Footprint::Full || std::env::var_os("MALLOC_ARENA_MAX").is_some() {
         return;
     }
     // SAFETY: mallopt only sets a parameter of glibc's allocator; M_ARENA_MAX takes any positive
     // count, and no other thread exists yet to race with it.
-    unsafe { libc::mallopt(libc::M_ARENA_MAX, ARENAS) };
+    unsafe { libc::mallopt(libc::M_ARENA_MAX, FULL_ARENAS) };
 }
 
 /// Other C libraries have no per-thread arenas to bound.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn bound_arenas() {}
+pub fn bound_arenas(_footprint: Footprint) {}
