@@ -11,6 +11,8 @@
 # Environment: ZSHM_ROS2 (tools/ros2/setup.sh --rmw-zenoh), ZSHM (default target/release/zshm),
 #   ROUTER_ENV   extra environment for the router only, e.g. MALLOC_ARENA_MAX=16
 #   RMW_ZENOHD=1 the real rmw_zenohd (zenoh-c 1.8) as the router instead of `zshm router`
+#   ROUTER_WRAPPER a command the router runs under, e.g. "heaptrack -o $PWD/h300"; the router
+#                is then SIGKILLed at the end, so that the wrapper records what it held
 #   SETTLE_AT    rounds after which the callers pause SETTLE_SECONDS (default 65: zenoh's
 #                statistics keep a closed transport's series 60 s) and the router's RSS and the
 #                bytes its malloc has in use (gdb) are recorded in settled.txt, e.g. "100 300"
@@ -40,8 +42,14 @@ else
 fi
 # shellcheck disable=SC2086 # ROUTER_ENV is a list of NAME=VALUE words
 env ${ROUTER_ENV:-} ZENOH_ROUTER_CONFIG_URI=$config/DEFAULT_RMW_ZENOH_ROUTER_CONFIG.json5 \
-  "${router_command[@]}" > "$out/router.log" 2>&1 &
+  ${ROUTER_WRAPPER:-} "${router_command[@]}" > "$out/router.log" 2>&1 &
 router=$!
+if [ -n "${ROUTER_WRAPPER:-}" ]; then # the router itself, not its wrapper
+  for _ in $(seq 100); do
+    pid=$(pgrep -n -f "^${router_command[0]} ") && { router=$pid; break; }
+    sleep 0.1
+  done
+fi
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$router/status"; }
 "${rclpy[@]}" server --service /flip --count 1000000 --timeout 1000000 > "$out/server.log" 2>&1 &
 "${rclpy[@]}" param-node --node-name robot_params --timeout 1000000 > "$out/params.log" 2>&1 &
@@ -88,3 +96,6 @@ if command -v gdb > /dev/null; then
   echo "arenas: $(grep -c '^Arena' "$out/router.log")"
 fi
 echo "$rounds rounds, $failed callers failed"
+if [ -n "${ROUTER_WRAPPER:-}" ]; then
+  kill -KILL "$router"
+fi
