@@ -4,18 +4,28 @@
 //! entities. tokio's default gives it a worker per core, and zenoh's own runtimes (app, acc,
 //! tx, rx, net) start at least six more threads, whatever the node does: 16 to 35 threads and
 //! their stacks per node in the topics sweep, where an iceoryx2 process has 4. So a node
-//! command gets one tokio worker, zenoh's transmit runtime one worker of its own, and zenoh's
-//! other runtimes handed over to one `app` runtime of one worker (zenoh's own `ZENOH_RUNTIME`
-//! setting, documented in zenoh-runtime). The router, the bridge and the tools that watch a
-//! whole graph keep the defaults: their work grows with the graph, not with one node.
+//! command gets one tokio worker, zenoh's transmit and receive runtimes one worker each, and
+//! zenoh's accept and network runtimes handed over to one `app` runtime of one worker (zenoh's
+//! own `ZENOH_RUNTIME` setting, documented in zenoh-runtime). The router, the bridge and the
+//! tools that watch a whole graph keep the defaults: their work grows with the graph, not with
+//! one node.
 //!
-//! The transmit runtime must not share the receive runtime's worker. A blocking `put` (reliable
-//! KEEP_ALL) waits for room in a link's queue while holding that queue's lock; a message that
-//! arrives meanwhile and needs a reply on the same link (a peer's admin-space query) blocks the
-//! receive task on that lock; and only the transmit task empties the queue. With one worker for
-//! both, nothing empties it until zenoh closes the link 60 s later: seen with gdb in a `zshm pub`
-//! beside two busy loops, its `app` worker in `Mux::send_response` waiting for the lock its main
-//! thread held in `StageIn::push_network_message`.
+//! The receive work must not run on the worker that drives the links' sockets, nor the transmit
+//! work on the receive worker. A blocking `put` (reliable KEEP_ALL) waits for room in a link's
+//! queue while holding that queue's lock, and only the transmit task empties the queue. A message
+//! that arrives meanwhile and needs a reply on the same link (a peer's admin-space query) blocks
+//! its receive task on that lock, synchronously, and with it the worker running it. Two cycles
+//! follow, both seen with gdb in a `zshm pub` of 4 MiB messages over TCP beside busy loops, its
+//! main thread in `StageIn::push_network_message`, and zenoh closing the link 60 s later:
+//! * with transmit and receive on one worker, the transmit task cannot run at all (5 December);
+//! * with transmit on a worker of its own but receive on `app`, the transmit task waits for its
+//!   socket to become writable, and that readiness comes from the reactor of the runtime the
+//!   socket was accepted or connected on (`acc` and `net`, handed over to `app`), which only the
+//!   blocked `app` worker drives (6 December: 3 of 50 loaded runs with one malloc arena, whose
+//!   timing made it likelier, 0 of 50 with the receive runtime on a worker of its own).
+//!
+//! So receive keeps a worker of its own: a receive task blocked on a queue's lock stalls nothing
+//! but itself until the transmit task, woken by `app`'s reactor, frees the queue.
 //!
 //! A `ZENOH_RUNTIME` the user set always wins, and blocking work (zenoh's `block_in_place`, the
 //! lane's set-up) still gets threads on demand from the blocking pools.
@@ -31,10 +41,10 @@ pub enum Footprint {
     Full,
 }
 
-/// What a node command sets `ZENOH_RUNTIME` to when the user did not: zenoh's receive, accept
-/// and network runtimes handed over to `app`, which runs one worker, and the transmit runtime on
-/// one worker of its own (see the module's note on why).
-pub const NODE_ZENOH_RUNTIME: &str = "(app: (worker_threads: 1), acc: (handover: app), tx: (worker_threads: 1), rx: (handover: app), net: (handover: app))";
+/// What a node command sets `ZENOH_RUNTIME` to when the user did not: zenoh's accept and network
+/// runtimes handed over to `app`, which runs one worker, and the transmit and receive runtimes on
+/// one worker each (see the module's note on why).
+pub const NODE_ZENOH_RUNTIME: &str = "(app: (worker_threads: 1), acc: (handover: app), tx: (worker_threads: 1), rx: (worker_threads: 1), net: (handover: app))";
 
 /// How long an idle blocking thread stays (tokio's default is 10 s): the lane's set-up and
 /// zenoh's `block_in_place` come in bursts at start-up, and a node should not keep their
