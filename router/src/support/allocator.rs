@@ -17,14 +17,12 @@
 //! in front of it.
 //!
 //! Node commands keep glibc's default, although they reach 8 or 9 arenas too (a camera through
-//! the churn soak) and one arena halved a long-lived listener's growth. The benchmarks saw no
-//! cost in it (BENCHMARKS.md, "One malloc arena in node commands: measured, not kept"), but
-//! with it a TCP publisher of 4 MiB messages stalled inside zenoh's transmit pipeline in 3 of 45
-//! loaded runs, against none of 45 with the default: the publishing thread waited for a free
-//! batch while holding the stage's lock, its receive work waited for that lock, and zenoh's
-//! transmit task sat idle with nothing left in the socket, until zenoh closed the link 60 s
-//! later (docs/RELIABILITY.md, "A transmit stall that one arena made likelier"). Until that stall
-//! is understood, nodes stay on the configuration the loaded test runs have validated.
+//! the churn soak). One arena cost them nothing in the benchmarks (BENCHMARKS.md, "One malloc
+//! arena in node commands: measured, not kept") but bought them little in the churn soak (0.76
+//! and 1.09 MiB an hour against 0.7 and 0.8), and its timing exposed a stall in the node runtime,
+//! since fixed (`runtime.rs`; docs/RELIABILITY.md, "A transmit stall that one arena made
+//! likelier"). With the gain that small, nodes stay on the configuration their loaded test runs
+//! have validated.
 //!
 //! glibc has no way to say this but `mallopt` (or the environment, read before `main`): a
 //! `MALLOC_ARENA_MAX` the user set wins and is left alone.
