@@ -14,8 +14,11 @@
 #   ROUTER_WRAPPER a command the router runs under, e.g. "heaptrack -o $PWD/h300"; the router
 #                is then SIGKILLed at the end, so that the wrapper records what it held
 #   SETTLE_AT    rounds after which the callers pause SETTLE_SECONDS (default 65: zenoh's
-#                statistics keep a closed transport's series 60 s) and the router's RSS and the
-#                bytes its malloc has in use (gdb) are recorded in settled.txt, e.g. "100 300"
+#                statistics keep a closed transport's series 60 s), one more session comes and goes
+#                (the router folds the older series when a session closes), and the router's RSS
+#                and the bytes its malloc has in use (gdb) are recorded in settled.txt, e.g. "100 300"
+#   WATCH_TALKER=1 a long-lived `zshm talker` as well (a zshm node every caller's session meets,
+#                rmw_zenoh's peers connecting to each other), its RSS and malloc recorded the same way
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-150}
@@ -50,15 +53,20 @@ if [ -n "${ROUTER_WRAPPER:-}" ]; then # the router itself, not its wrapper
     sleep 0.1
   done
 fi
-rss() { awk '/^VmRSS/ {print $2}' "/proc/$router/status"; }
+rss() { awk '/^VmRSS/ {print $2}' "/proc/${1:-$router}/status"; }
 "${rclpy[@]}" server --service /flip --count 1000000 --timeout 1000000 > "$out/server.log" 2>&1 &
 "${rclpy[@]}" param-node --node-name robot_params --timeout 1000000 > "$out/params.log" 2>&1 &
 for _ in $(seq 100); do grep -q serving "$out/server.log" && grep -q declared "$out/params.log" && break; sleep 0.1; done
+talker=
+if [ "${WATCH_TALKER:-}" = 1 ]; then
+  "$zshm" talker > "$out/talker.log" 2>&1 &
+  talker=$!
+fi
 
 settle_at=" ${SETTLE_AT:-} "
-in_use() { # the bytes the router's malloc has in use, from malloc_stats (written to its log)
-  gdb -p "$router" -batch -ex 'call (void)malloc_stats()' > /dev/null 2>&1
-  grep -A2 '^Total (incl. mmap)' "$out/router.log" | awk '/in use bytes/ {v = $NF} END {print v}'
+in_use() { # [PID LOG]: the bytes a process's malloc has in use, from malloc_stats (written to its log)
+  gdb -p "${1:-$router}" -batch -ex 'call (void)malloc_stats()' > /dev/null 2>&1
+  grep -A2 '^Total (incl. mmap)' "${2:-$out/router.log}" | awk '/in use bytes/ {v = $NF} END {print v}'
 }
 
 failed=0
@@ -71,7 +79,7 @@ call() { # NAME COMMAND...: runs a caller, keeps its log when it fails
     echo "round $round: $name failed (log: $out/failed-$round-$name.log)"
   fi
 }
-echo "round seconds router_rss_kib" > "$out/rss.csv"
+echo "round seconds router_rss_kib${talker:+ talker_rss_kib}" > "$out/rss.csv"
 start=$SECONDS
 for round in $(seq "$rounds"); do
   call rclpy-client "${rclpy[@]}" client --service /flip
@@ -80,10 +88,17 @@ for round in $(seq "$rounds"); do
   call zshm-param "$zshm" param get /robot_params rate
   # Nobody listens: the talker gives up after 1 s (exit 1), a session that came and went.
   timeout 60 "${rclpy[@]}" talker --count 3 --timeout 1 > "$out/rclpy-talker.log" 2>&1
-  echo "$round $((SECONDS - start)) $(rss)" | tee -a "$out/rss.csv"
+  echo "$round $((SECONDS - start)) $(rss)${talker:+ $(rss "$talker")}" | tee -a "$out/rss.csv"
   if [[ $settle_at == *" $round "* ]]; then
     sleep "${SETTLE_SECONDS:-65}"
+    # zenoh-stats folds the series of sessions closed more than 60 s ago only when another
+    # session closes (third_party/zenoh-stats/PATCHES.md, 1): one more, so that the reading
+    # holds no closed session's series but this one's.
+    call settle-fold "$zshm" param get /robot_params rate
     echo "round $round, settled ${SETTLE_SECONDS:-65} s: RSS $(rss) KiB, malloc in use $(in_use) B" | tee -a "$out/settled.txt"
+    if [ -n "$talker" ]; then
+      echo "round $round, settled, talker: RSS $(rss "$talker") KiB, malloc in use $(in_use "$talker" "$out/talker.log") B" | tee -a "$out/settled.txt"
+    fi
   fi
 done
 if command -v gdb > /dev/null; then
