@@ -489,6 +489,7 @@ def serve(args):
     inbox = queue.Queue()
     queryable = peer.session.declare_queryable(key, inbox.put, complete=True)
     peer.declare_endpoint("SS", args.topic, ADD_TWO_INTS_TYPE, ADD_TWO_INTS_HASH)
+    ss_token = peer.tokens[-1]
     served, errors, clients, held = [], [], set(), []
     while len(served) < args.count:
         try:
@@ -511,6 +512,11 @@ def serve(args):
             served.append({"a": a, "b": b, "sequence_number": seq, "client_gid": gid.hex()})
             print(json.dumps({"holding": len(held)}), flush=True)
             continue
+        if args.withdraw_first is not None and len(served) + 1 == args.count:
+            # A server shutting down mid-call: its token is gone before its last reply leaves.
+            peer.tokens.remove(ss_token)
+            ss_token.undeclare()
+            time.sleep(args.withdraw_first)
         query.reply(key, CDR_LE_HEADER + struct.pack("<q", a + b),
                     attachment=encode_attachment(seq, time.time_ns(), gid))
         query.drop()  # ends the query now, not when Python collects it
@@ -713,6 +719,8 @@ def main(argv=None):
                        help="a config setting, e.g. transport/auth/usrpwd/user=\"alice\" (repeatable)")
         if name == "serve":
             p.add_argument("--silent", action="store_true", help="hold every request, never answer")
+            p.add_argument("--withdraw-first", type=float, metavar="SECONDS",
+                           help="before the last reply, withdraw the SS token and wait SECONDS")
         if name == "params":
             p.add_argument("--node", required=True, help="the node's full name, e.g. /sim_camera")
         if name in ("receive", "send", "describe"):

@@ -237,6 +237,46 @@ fn bad_requests_and_types_exit_2_before_anything_is_opened() {
 }
 
 #[test]
+fn a_reply_that_comes_just_after_its_servers_token_went_away_still_answers_the_call() {
+    // A server that replies and exits sends its reply and withdraws its token on different links,
+    // so the withdrawal can come first (it did once in CI). Here it comes first by 300 ms.
+    let router = Router::start(&[]);
+    let mut serve = peer(
+        "py-serve-withdraws",
+        &[
+            "serve",
+            "--connect",
+            &router.locator,
+            "--count",
+            "1",
+            "--topic",
+            "/leaving",
+            "--withdraw-first",
+            "0.3",
+        ],
+    )
+    .start();
+    let mut call = Spawn::zshm(
+        "service-call",
+        &[
+            "service",
+            "call",
+            "/leaving",
+            "example_interfaces/srv/AddTwoInts",
+            "{a: 40, b: 2}",
+            "-e",
+            &router.locator,
+            "--json",
+        ],
+    )
+    .start();
+    assert_eq!(call.wait_exit(), 0, "{}\n{}", call.dump(), serve.dump());
+    let response: serde_json::Value = serde_json::from_str(call.stdout().last().unwrap()).unwrap();
+    assert_eq!(response, serde_json::json!({"sum": 42}));
+    assert_eq!(serve.wait_exit(), 0, "{}", serve.dump());
+}
+
+#[test]
 fn a_call_to_a_server_that_hangs_and_is_killed_fails_without_waiting_for_the_timeout() {
     let router = Router::start(&[]);
     let serve = peer(

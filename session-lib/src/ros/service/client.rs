@@ -22,6 +22,13 @@ use crate::session::Session;
 /// the call first, so a timeout is always reported as [`CallError::Timeout`].
 const ZENOH_GRACE: Duration = Duration::from_secs(1);
 
+/// How long a call still waits for its reply after the last server's token went away. A server
+/// that answers and exits at once sends its reply and withdraws its token on different links
+/// (the reply straight to this peer, the withdrawal through the router), so the withdrawal can
+/// arrive first; the reply sent before it is still the call's answer. A server that died without
+/// answering ends the call sooner: zenoh finishes the query when the server's link closes.
+const SERVER_GONE_GRACE: Duration = Duration::from_secs(2);
+
 /// Why a call returned no response. Each says what to do.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -88,6 +95,14 @@ enum Event {
     /// zenoh ended the query: every server answered, or its timeout ran out.
     Done,
     /// The last known server's token went away.
+    ServersGone,
+}
+
+/// What an event means for a waiting call.
+enum Verdict {
+    Ended(Result<Box<RawSample>, CallError>),
+    Waiting,
+    /// The last server's token went away: a reply already sent may still come, for a short while.
     ServersGone,
 }
 
@@ -338,14 +353,20 @@ impl ClientInner {
     /// Calls with the request in `buffer`; the first reply that is this call's.
     pub(crate) fn call(self: &Arc<Self>, buffer: RawLoan, timeout: Duration) -> Result<RawSample, CallError> {
         let call = self.start(buffer, timeout)?;
-        let deadline = Instant::now() + timeout;
+        let mut deadline = Instant::now() + timeout;
+        let mut gone = false;
         let outcome = loop {
             let event = match call.events.recv_deadline(deadline) {
                 Ok(event) => event,
-                Err(_) => break Err(self.timeout(timeout)),
+                Err(_) => break Err(self.expired(gone, timeout)),
             };
-            if let Some(outcome) = self.judge(&call, event) {
-                break outcome;
+            match self.judge(&call, event) {
+                Verdict::Ended(outcome) => break outcome.map(|sample| *sample),
+                Verdict::Waiting => {}
+                Verdict::ServersGone => {
+                    gone = true;
+                    deadline = deadline.min(Instant::now() + SERVER_GONE_GRACE);
+                }
             }
         };
         self.finish(&call);
@@ -359,18 +380,35 @@ impl ClientInner {
         timeout: Duration,
     ) -> Result<RawSample, CallError> {
         let call = self.start(buffer, timeout)?;
-        let deadline = tokio::time::Instant::now() + timeout;
+        let mut deadline = tokio::time::Instant::now() + timeout;
+        let mut gone = false;
         let outcome = loop {
             let event = match tokio::time::timeout_at(deadline, call.events.recv_async()).await {
                 Ok(Ok(event)) => event,
-                Ok(Err(_)) | Err(_) => break Err(self.timeout(timeout)),
+                Ok(Err(_)) | Err(_) => break Err(self.expired(gone, timeout)),
             };
-            if let Some(outcome) = self.judge(&call, event) {
-                break outcome;
+            match self.judge(&call, event) {
+                Verdict::Ended(outcome) => break outcome.map(|sample| *sample),
+                Verdict::Waiting => {}
+                Verdict::ServersGone => {
+                    gone = true;
+                    deadline = deadline.min(tokio::time::Instant::now() + SERVER_GONE_GRACE);
+                }
             }
         };
         self.finish(&call);
         outcome
+    }
+
+    /// The call's deadline passed: the servers' going away if they went, or else a timeout.
+    fn expired(&self, gone: bool, timeout: Duration) -> CallError {
+        if gone {
+            CallError::ServerGone {
+                service: self.service.clone(),
+            }
+        } else {
+            self.timeout(timeout)
+        }
     }
 
     fn timeout(&self, timeout: Duration) -> CallError {
@@ -431,8 +469,8 @@ impl ClientInner {
         Ok(call)
     }
 
-    /// What an event means for the call: `Some` ends it.
-    fn judge(&self, call: &Call, event: Event) -> Option<Result<RawSample, CallError>> {
+    /// What an event means for the call.
+    fn judge(&self, call: &Call, event: Event) -> Verdict {
         let service = || self.service.clone();
         match event {
             Event::Reply(sample) => {
@@ -443,25 +481,25 @@ impl ClientInner {
                 if !attachment.is_some_and(|a| a.sequence_number == call.sequence && a.source_gid == self.gid)
                 {
                     tracing::debug!(service = %self.service, "ignored a reply whose attachment is not this call's");
-                    return None;
+                    return Verdict::Waiting;
                 }
-                Some(Ok(*sample))
+                Verdict::Ended(Ok(sample))
             }
             Event::Error(text) => {
                 tracing::debug!(service = %self.service, "error reply: {text}");
-                None
+                Verdict::Waiting
             }
             Event::Done if !call.had_server && self.servers.count() == 0 => {
-                Some(Err(CallError::NoServer { service: service() }))
+                Verdict::Ended(Err(CallError::NoServer { service: service() }))
             }
             Event::Done if self.servers.count() == 0 => {
-                Some(Err(CallError::ServerGone { service: service() }))
+                Verdict::Ended(Err(CallError::ServerGone { service: service() }))
             }
-            Event::Done => Some(Err(CallError::NoReply {
+            Event::Done => Verdict::Ended(Err(CallError::NoReply {
                 service: service(),
                 detail: None,
             })),
-            Event::ServersGone => Some(Err(CallError::ServerGone { service: service() })),
+            Event::ServersGone => Verdict::ServersGone,
         }
     }
 
