@@ -32,6 +32,9 @@ pub enum Mode {
     /// zshm with the same-host lane (iceoryx2 between zshm nodes), the message built in place in
     /// the lane's buffer.
     Lane,
+    /// `lane` with the subscription's callback run inline, on the thread that reads the lane
+    /// (the executor's), as the iceoryx2 floor runs its own: no queue, no second look.
+    LaneInline,
     /// Plain zenoh without zshm, SHM disabled (baseline of `tcp`).
     ZenohTcp,
     /// Plain zenoh without zshm, explicit SHM buffers (baseline of `shm-loan`).
@@ -48,12 +51,20 @@ impl Mode {
 
     /// Whether zshm's subscription runs its callback inline, on the receiving thread.
     pub fn inline(self) -> bool {
-        matches!(self, Mode::TcpInline | Mode::ShmInline)
+        matches!(self, Mode::TcpInline | Mode::ShmInline | Mode::LaneInline)
+    }
+
+    /// Whether zshm's nodes talk through the same-host lane.
+    pub fn lane(self) -> bool {
+        matches!(self, Mode::Lane | Mode::LaneInline)
     }
 
     /// Whether the publisher builds its message in place in a loaned buffer.
     pub fn loans(self) -> bool {
-        matches!(self, Mode::ShmLoan | Mode::ShmInline | Mode::Lane)
+        matches!(
+            self,
+            Mode::ShmLoan | Mode::ShmInline | Mode::Lane | Mode::LaneInline
+        )
     }
 
     /// The name used in tables and files.
@@ -65,6 +76,7 @@ impl Mode {
             Mode::TcpInline => "tcp-inline",
             Mode::ShmInline => "shm-inline",
             Mode::Lane => "lane",
+            Mode::LaneInline => "lane-inline",
             Mode::ZenohTcp => "zenoh-tcp",
             Mode::ZenohShm => "zenoh-shm",
             Mode::Iceoryx2 => "iceoryx2",

@@ -96,7 +96,7 @@ async fn zshm_publisher(args: RoleArgs) -> anyhow::Result<ExitCode> {
         publisher.wait_for_subscribers(args.timeout).await,
         "no subscriber matched"
     );
-    if matches!(args.mode, Mode::Lane) {
+    if args.mode.lane() {
         let expected = usize::try_from(args.subscribers).unwrap_or(usize::MAX);
         wait_for_lane(&publisher, expected, Instant::now() + args.timeout).await?;
     }

@@ -383,7 +383,9 @@ pub fn mode_env(mode: Mode, pool: &str) -> Vec<(&'static str, &str)> {
             ("ZENOH_SHM_MESSAGE_SIZE_THRESHOLD", "1"),
             ("ZENOH_SHM_ALLOC_SIZE", pool),
         ],
-        Mode::Lane | Mode::Iceoryx2 | Mode::Tcp | Mode::TcpInline | Mode::ZenohTcp => Vec::new(),
+        Mode::Lane | Mode::LaneInline | Mode::Iceoryx2 | Mode::Tcp | Mode::TcpInline | Mode::ZenohTcp => {
+            Vec::new()
+        }
     }
 }
 

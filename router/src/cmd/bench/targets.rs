@@ -136,6 +136,19 @@ pub(super) fn table(results: &[CaseResult]) -> String {
             |r| r <= 1.2,
         );
     }
+    // Issue 30: the lane with its callback on the thread that reads it, as the floor runs its own.
+    if results.iter().any(|r| r.case.mode == Mode::LaneInline) {
+        for payload in [64, MIB4] {
+            t.ratio(
+                &format!(
+                    "lane-inline p50 at {} ≤ 1.1 × iceoryx2 p50",
+                    human_bytes(payload as u64)
+                ),
+                ratio(Mode::LaneInline, Mode::Iceoryx2, payload),
+                |r| r <= 1.1,
+            );
+        }
+    }
     t.ratio(
         "at 4 MiB, tcp p50 ≥ 40 × lane p50",
         ratio(Mode::Tcp, Mode::Lane, MIB4),

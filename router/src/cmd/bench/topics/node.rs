@@ -15,7 +15,6 @@ use zshm::msgs::sensor_msgs::msg::PointCloud2;
 use zshm::ros::qos::QosProfile;
 use zshm::ros::{Node, NodeOptions, SubscriptionOptions};
 
-use super::super::plan::Mode;
 use super::super::shared::{cloud_shape, wait_for_lane};
 use super::shared::{Delivery, NodeArgs, Recorder, measure, mono_ns};
 use crate::support::{ZenohContext, shutdown};
@@ -94,7 +93,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
             args.timeout
         );
     }
-    if matches!(args.mode, Mode::Lane) {
+    if args.mode.lane() {
         for ((publisher, ..), &expected) in publishers.iter().zip(&lane_readers) {
             wait_for_lane(publisher, expected, deadline).await?;
         }

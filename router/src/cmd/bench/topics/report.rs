@@ -429,7 +429,16 @@ fn targets(axis: Axis, results: &[TopicsResult]) -> String {
     };
     let present = modes(results);
     let has = |mode| present.contains(&mode);
-    if has(Mode::Lane) && has(Mode::Iceoryx2) {
+    // Both lane modes are judged: `lane` (the executor's queue) and, when asked for,
+    // `lane-inline` (the callback on the reading thread, as the iceoryx2 floor runs its own).
+    let lanes: Vec<Mode> = [Mode::Lane, Mode::LaneInline]
+        .into_iter()
+        .filter(|&m| has(m))
+        .collect();
+    if lanes.is_empty() || !has(Mode::Iceoryx2) {
+        row("lane against iceoryx2".into(), "-".into(), None);
+    }
+    for &lane in lanes.iter().filter(|_| has(Mode::Iceoryx2)) {
         let held: Vec<usize> = points(results)
             .into_iter()
             .filter(|&x| holds(results, Mode::Iceoryx2, x))
@@ -437,12 +446,12 @@ fn targets(axis: Axis, results: &[TopicsResult]) -> String {
         let lane_misses: Vec<usize> = held
             .iter()
             .copied()
-            .filter(|&x| !holds(results, Mode::Lane, x))
+            .filter(|&x| !holds(results, lane, x))
             .collect();
         row(
-            format!("lane holds without loss every {sym} that iceoryx2 holds"),
+            format!("{lane} holds without loss every {sym} that iceoryx2 holds"),
             format!(
-                "iceoryx2 holds {held:?}; lane misses {}",
+                "iceoryx2 holds {held:?}; {lane} misses {}",
                 if lane_misses.is_empty() {
                     "none".into()
                 } else {
@@ -452,36 +461,32 @@ fn targets(axis: Axis, results: &[TopicsResult]) -> String {
             Some(lane_misses.is_empty()),
         );
         for x in held {
-            let p999 = ratio(results, Mode::Lane, Mode::Iceoryx2, x, TopicsResult::p999);
+            let p999 = ratio(results, lane, Mode::Iceoryx2, x, TopicsResult::p999);
             row(
-                format!("{sym} = {x}: lane p99.9 ≤ {P999_RATIO:.1} × iceoryx2 p99.9"),
+                format!("{sym} = {x}: {lane} p99.9 ≤ {P999_RATIO:.1} × iceoryx2 p99.9"),
                 p999.map_or("-".into(), |s| s.to_string()),
                 p999.map(|s| s.median <= P999_RATIO),
             );
             // Other load on a shared machine fills the machine's CPU in both modes; the nodes'
             // own CPU time is what the modes spend.
-            let own = ratio(results, Mode::Lane, Mode::Iceoryx2, x, |r| {
-                Some(r.nodes_cpu_cores)
-            });
+            let own = ratio(results, lane, Mode::Iceoryx2, x, |r| Some(r.nodes_cpu_cores));
             row(
-                format!("{sym} = {x}: the nodes' own CPU with lane ≤ {CPU_RATIO:.1} × with iceoryx2"),
+                format!("{sym} = {x}: the nodes' own CPU with {lane} ≤ {CPU_RATIO:.1} × with iceoryx2"),
                 own.map_or("-".into(), |s| s.to_string()),
                 own.map(|s| s.median <= CPU_RATIO),
             );
         }
-    } else {
-        row("lane against iceoryx2".into(), "-".into(), None);
     }
-    if has(Mode::Lane) {
-        let lane = || results.iter().filter(|r| r.case.mode == Mode::Lane);
-        let threads = lane().flat_map(|r| r.threads.iter().copied()).max();
+    for &lane in &lanes {
+        let lane_results = || results.iter().filter(move |r| r.case.mode == lane);
+        let threads = lane_results().flat_map(|r| r.threads.iter().copied()).max();
         row(
-            format!("lane: threads per node ≤ {MAX_THREADS} at every {sym}"),
+            format!("{lane}: threads per node ≤ {MAX_THREADS} at every {sym}"),
             threads.map_or("-".into(), |t| format!("{t} (max over nodes and cases)")),
             threads.map(|t| t <= MAX_THREADS),
         );
         let largest = |values: fn(&TopicsResult) -> &Vec<f64>| {
-            lane()
+            lane_results()
                 .flat_map(|r| values(r).iter().copied())
                 .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
         };
@@ -491,7 +496,7 @@ fn targets(axis: Axis, results: &[TopicsResult]) -> String {
             largest(|r| &r.pss_mib).filter(|p| *p > 0.0),
         );
         row(
-            format!("lane: RSS per node ≤ {MAX_RSS_MIB:.0} MiB at every {sym}"),
+            format!("{lane}: RSS per node ≤ {MAX_RSS_MIB:.0} MiB at every {sym}"),
             rss.map_or("-".into(), |r| {
                 let pss = pss.map_or(String::new(), |p| format!("; PSS {p:.0} MiB"));
                 format!("{r:.0} MiB (max over nodes and cases{pss})")
