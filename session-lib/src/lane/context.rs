@@ -19,14 +19,33 @@ use crate::stats::SessionStats;
 /// session uses zenoh, which says why.
 pub const MIN_FREE_DEV_SHM: u64 = 16 << 20;
 
+/// How often the cleanup runs while a subscriber left lately.
+const CLEANUP_AFTER_LEAVE: Duration = Duration::from_secs(1);
+
+/// How long after a subscriber left the cleanup runs every [`CLEANUP_AFTER_LEAVE`].
+const LEAVE_WINDOW: Duration = Duration::from_secs(10);
+
+/// How often the cleanup runs otherwise: a backstop. A dead process's ports are found by its
+/// tokens going, which ends every zenoh session that dies; looking every second regardless cost
+/// each lane process 0.37 ms of CPU a second with two processes in the domain (iceoryx2 reads
+/// every node's files to list them), more with more, while nothing died (BENCHMARKS.md).
+const CLEANUP_BACKSTOP: Duration = Duration::from_secs(30);
+
+/// When the process's cleanup last ran, and when a subscriber last left.
+#[derive(Debug)]
+struct CleanupClock {
+    last: Instant,
+    last_leave: Option<Instant>,
+}
+
 /// One process's (one session's) presence in the lane domain.
 #[derive(Debug)]
 pub struct LaneContext {
     node: Node<Svc>,
     root: PathBuf,
     stats: Arc<SessionStats>,
-    /// When the last periodic cleanup was claimed (see [`LaneContext::cleanup_due`]).
-    last_cleanup: Mutex<Instant>,
+    /// When the cleanup last ran and a subscriber last left (see [`LaneContext::cleanup_due`]).
+    cleanup: Mutex<CleanupClock>,
     /// Whether subscriptions ask their executor for a doorbell (`ZSHM_LANE_WAKE`).
     doorbells: bool,
     /// The doorbells this process's publishers ring.
@@ -59,7 +78,10 @@ impl LaneContext {
             node,
             root: settings.root.clone(),
             stats,
-            last_cleanup: Mutex::new(Instant::now()),
+            cleanup: Mutex::new(CleanupClock {
+                last: Instant::now(),
+                last_leave: None,
+            }),
             doorbells: settings.doorbells,
             rings: Rings::default(),
         }))
@@ -91,16 +113,32 @@ impl LaneContext {
         &self.stats
     }
 
-    /// True, once per `period` for the whole process, to the first caller: the periodic cleanup
-    /// is the node's, so one publisher of the process runs it, not each (20 lane publishers
-    /// each running it every second kept a thread of tokio's blocking pool busy for each).
-    pub fn cleanup_due(&self, period: Duration) -> bool {
-        let mut last = self.last_cleanup.lock().unwrap_or_else(PoisonError::into_inner);
-        if last.elapsed() < period {
+    /// True to the first caller once the process's next cleanup is due: every
+    /// [`CLEANUP_AFTER_LEAVE`] for [`LEAVE_WINDOW`] after a subscriber left
+    /// ([`subscriber_left`](Self::subscriber_left)), every [`CLEANUP_BACKSTOP`] otherwise. The
+    /// cleanup is the node's, so one publisher of the process runs it, not each.
+    pub fn cleanup_due(&self) -> bool {
+        let mut clock = self.cleanup.lock().unwrap_or_else(PoisonError::into_inner);
+        let left_lately = clock.last_leave.is_some_and(|at| at.elapsed() < LEAVE_WINDOW);
+        let period = if left_lately {
+            CLEANUP_AFTER_LEAVE
+        } else {
+            CLEANUP_BACKSTOP
+        };
+        if clock.last.elapsed() < period {
             return false;
         }
-        *last = Instant::now();
+        clock.last = Instant::now();
         true
+    }
+
+    /// A subscriber's token went: the caller cleans up now, and the cleanup is due often for a
+    /// while, in case the process was not dead yet when its token went.
+    pub fn subscriber_left(&self) {
+        let mut clock = self.cleanup.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        clock.last = now;
+        clock.last_leave = Some(now);
     }
 
     /// Removes what dead processes of the domain left (their ports stay registered, and counted

@@ -290,8 +290,13 @@ impl LaneSender {
     }
 
     /// Whether the process's periodic cleanup is due now (see [`LaneContext::cleanup_due`]).
-    pub fn cleanup_due(&self, period: Duration) -> bool {
-        self.ctx.cleanup_due(period)
+    pub fn cleanup_due(&self) -> bool {
+        self.ctx.cleanup_due()
+    }
+
+    /// A subscriber's token went (see [`LaneContext::subscriber_left`]).
+    pub fn subscriber_left(&self) {
+        self.ctx.subscriber_left();
     }
 
     /// Connects subscribers that arrived since the last send and wakes them: transient-local

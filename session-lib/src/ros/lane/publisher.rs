@@ -42,8 +42,9 @@ pub const RECHECK: Duration = Duration::from_millis(250);
 /// How often a TRANSIENT_LOCAL publisher looks for new lane subscribers to hand its history to.
 const HISTORY_CHECK: Duration = Duration::from_millis(20);
 
-/// How often dead processes' ports are removed at the latest.
-const CLEANUP: Duration = Duration::from_secs(1);
+/// How often a publisher that sends through zenoh looks at its lane subscribers again (one that
+/// attached gives no event).
+const POLL: Duration = Duration::from_secs(1);
 
 /// The lane side of one publisher; stops deciding when dropped (the route then keeps zenoh).
 #[derive(Debug)]
@@ -157,7 +158,7 @@ impl Watcher {
             } else if self.route.skips_zenoh() {
                 RECHECK
             } else {
-                CLEANUP
+                POLL
             };
             let mut someone_left = false;
             tokio::select! {
@@ -171,7 +172,10 @@ impl Watcher {
             while let Ok(event) = events.try_recv() {
                 someone_left |= self.apply(event);
             }
-            if someone_left || sender.cleanup_due(CLEANUP) {
+            if someone_left {
+                sender.subscriber_left();
+            }
+            if someone_left || sender.cleanup_due() {
                 // A killed subscriber stays a lane subscriber until this; KEEP_ALL would wait for it.
                 // Run here rather than on tokio's blocking pool: it takes well under a millisecond
                 // (it tries each dead node's lock, never waits for one), and a blocking thread
