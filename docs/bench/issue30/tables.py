@@ -14,7 +14,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-MODES = ["lane", "shm-loan", "tcp", "zenoh-shm", "iceoryx2"]
+MODES = ["lane", "lane-inline", "shm-loan", "tcp", "zenoh-shm", "iceoryx2"]
 
 
 def latency(us: float) -> str:
