@@ -111,15 +111,49 @@ pub enum Command {
     Bridge(bridge::Args),
     /// Benchmark shared memory against TCP loopback and the baselines (see BENCHMARKS.md).
     Bench(bench::Args),
+    /// The benchmark's own processes, also here for when `zshm-bench-node` is not beside `zshm`.
+    #[command(flatten)]
+    BenchProcess(BenchProcess),
+}
+
+/// The processes `zshm bench` starts for its cases: the subcommands of `zshm-bench-node`, a
+/// program built from the library and these alone, as a user's node is (see
+/// [`crate::bench_process_main`]).
+#[derive(Debug, Subcommand)]
+pub enum BenchProcess {
     /// One process of a benchmark case (started by `zshm bench`).
-    #[command(hide = true)]
-    BenchRole(bench::shared::RoleArgs),
+    #[command(name = "bench-role", hide = true)]
+    Role(bench::shared::RoleArgs),
     /// One node process of the benchmark's topics sweep (started by `zshm bench`).
-    #[command(hide = true)]
-    BenchNode(bench::topics::NodeArgs),
+    #[command(name = "bench-node", hide = true)]
+    Node(bench::topics::NodeArgs),
     /// One process (server or client) of the benchmark's service sweep (started by `zshm bench`).
-    #[command(hide = true)]
-    BenchService(bench::service::ServiceArgs),
+    #[command(name = "bench-service", hide = true)]
+    Service(bench::service::ServiceArgs),
+}
+
+impl BenchProcess {
+    /// One node's runtime, but for the plain zenoh baselines, which run as zenoh ships.
+    pub fn footprint(&self) -> Footprint {
+        let mode = match self {
+            BenchProcess::Role(args) => args.mode,
+            BenchProcess::Node(args) => args.mode,
+            BenchProcess::Service(args) => args.mode,
+        };
+        if matches!(mode, bench::plan::Mode::ZenohTcp | bench::plan::Mode::ZenohShm) {
+            Footprint::Full
+        } else {
+            Footprint::Node
+        }
+    }
+
+    async fn run(self) -> anyhow::Result<ExitCode> {
+        match self {
+            BenchProcess::Role(args) => bench::role::run(args).await,
+            BenchProcess::Node(args) => bench::topics::run_node(args).await,
+            BenchProcess::Service(args) => bench::service::role::run(args).await,
+        }
+    }
 }
 
 impl Command {
@@ -137,16 +171,7 @@ impl Command {
             | Command::FibonacciActionClient(_)
             | Command::CamPub(_)
             | Command::CamLatency(_) => Footprint::Node,
-            // The plain zenoh baselines run as zenoh ships.
-            Command::BenchRole(bench::shared::RoleArgs { mode, .. })
-            | Command::BenchNode(bench::topics::NodeArgs { mode, .. })
-            | Command::BenchService(bench::service::ServiceArgs { mode, .. }) => {
-                if matches!(mode, bench::plan::Mode::ZenohTcp | bench::plan::Mode::ZenohShm) {
-                    Footprint::Full
-                } else {
-                    Footprint::Node
-                }
-            }
+            Command::BenchProcess(process) => process.footprint(),
             _ => Footprint::Full,
         }
     }
@@ -155,9 +180,19 @@ impl Command {
 /// Runs one subcommand, then stops whatever children it left running (an error or a signal can
 /// end a command early) and removes their segments.
 pub async fn run(command: Command) -> anyhow::Result<ExitCode> {
+    supervised(dispatch(command)).await
+}
+
+/// [`run`] for `zshm-bench-node`: only the benchmark's processes, so that nothing else of the
+/// program is linked into it.
+pub async fn run_bench_process(process: BenchProcess) -> anyhow::Result<ExitCode> {
+    supervised(process.run()).await
+}
+
+async fn supervised(command: impl Future<Output = anyhow::Result<ExitCode>>) -> anyhow::Result<ExitCode> {
     children::follow_parent()?;
     shutdown::install()?;
-    let result = dispatch(command).await;
+    let result = command.await;
     children::finish(shutdown::second_signal()).await;
     result
 }
@@ -193,9 +228,7 @@ async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Foxglove(args) => foxglove::run(args).await,
         Command::Bridge(args) => bridge::run(args).await,
         Command::Bench(args) => bench::run(args).await,
-        Command::BenchRole(args) => bench::role::run(args).await,
-        Command::BenchNode(args) => bench::topics::run_node(args).await,
-        Command::BenchService(args) => bench::service::role::run(args).await,
+        Command::BenchProcess(process) => process.run().await,
     }
 }
 

@@ -161,7 +161,7 @@ fn check_accepted(cli: &Cli) {
         Command::Listener(a) => vec![a.timeout],
         Command::CamPub(a) => vec![a.wait, a.report],
         Command::Traffic(a) => vec![a.interval],
-        Command::BenchRole(a) => vec![a.timeout],
+        Command::BenchProcess(super::BenchProcess::Role(a)) => vec![a.timeout],
         _ => Vec::new(),
     };
     let max = Duration::from_secs_f64(crate::cli::MAX_SECONDS);
@@ -172,7 +172,7 @@ fn check_accepted(cli: &Cli) {
         Command::CamPub(a) => vec![a.rate],
         Command::Demo(a) => vec![a.rate],
         Command::Bench(a) => vec![a.rate],
-        Command::BenchRole(a) => vec![a.rate],
+        Command::BenchProcess(super::BenchProcess::Role(a)) => vec![a.rate],
         _ => Vec::new(),
     };
     assert!(

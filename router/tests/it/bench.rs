@@ -175,6 +175,10 @@ fn topics_and_subscribers_sweeps_write_delivered_and_expected_per_mode() {
         assert!(markdown.contains(row), "{row} missing:\n{markdown}");
     }
     assert!(markdown.contains(" / 2040"), "delivered / expected:\n{markdown}");
+    assert!(
+        markdown.contains("The cases' processes ran as `zshm-bench-node`"),
+        "the nodes run in the program built from the library alone:\n{markdown}"
+    );
     let csv = std::fs::read_to_string(dir.path().join("topics.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "header plus one line per case");
     for sweep in ["topics", "subscribers"] {
@@ -212,6 +216,53 @@ fn topics_and_subscribers_sweeps_write_delivered_and_expected_per_mode() {
     ] {
         assert!(markdown.contains(row), "{row} missing:\n{markdown}");
     }
+}
+
+/// A `zshm` copied alone, without `zshm-bench-node` beside it, still runs its cases (in itself),
+/// and says so on its terminal and in the report: a node's memory then includes the rest of the
+/// program's pages.
+#[test]
+fn the_bench_without_its_node_program_runs_the_cases_itself_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("zshm");
+    std::fs::copy(crate::support::ZSHM, &alone).unwrap();
+    let out = dir.path().join("out");
+    let mut bench = Spawn::program(
+        "bench-alone",
+        alone.to_str().unwrap(),
+        &[
+            "bench",
+            "--sweeps",
+            "topics",
+            "--topics",
+            "10",
+            "--rounds",
+            "1",
+            "--seconds",
+            "1",
+            "--modes",
+            "lane",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    )
+    .start();
+    assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
+    let stderr = bench.stderr();
+    assert!(
+        stderr.contains("zshm bench: zshm-bench-node is not beside"),
+        "{stderr}"
+    );
+    let results: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(out.join("topics.json")).unwrap()).unwrap();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0]["error"].is_null(), "the case failed: {}", results[0]);
+    assert_eq!(results[0]["expected"].as_u64(), Some(2040), "{}", results[0]);
+    let markdown = std::fs::read_to_string(out.join("topics.md")).unwrap();
+    assert!(
+        markdown.contains("The cases' processes ran as `zshm` (zshm-bench-node was not beside it)"),
+        "{markdown}"
+    );
 }
 
 /// `zshm bench --sweeps service` at its smallest: one round of 5 calls per case. Every mode and

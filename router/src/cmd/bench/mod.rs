@@ -20,7 +20,7 @@ mod spread;
 mod targets;
 pub mod topics;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -102,6 +102,14 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(duration) = args.soak {
         return soak::run(&exe, &args.out, duration, args.restart_every).await;
     }
+    let processes = process_program(&exe);
+    if processes == exe {
+        eprintln!(
+            "zshm bench: {PROCESS_PROGRAM} is not beside {}: the cases run in this program, and each node's \
+             memory includes the pages of the router, bridge and Foxglove code around the node's",
+            exe.display()
+        );
+    }
     let plan = plan_from(args);
     let cases = plan.cases();
     let topics_plans: Vec<topics::TopicsPlan> = [topics::Axis::Topics, topics::Axis::Subscribers]
@@ -133,7 +141,14 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
             zshm::internal::text::human_bytes(case.payload as u64),
             case.subscribers
         ));
-        let result = match run_case(&exe, &locator, &format!("c{index}p{}", std::process::id()), case).await {
+        let result = match run_case(
+            &processes,
+            &locator,
+            &format!("c{index}p{}", std::process::id()),
+            case,
+        )
+        .await
+        {
             Ok(result) => result,
             Err(err) => CaseResult::failed(case.clone(), format!("{err:#}")),
         };
@@ -148,7 +163,7 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
         let point = format!("{}={}", case.axis.symbol(), case.x());
         progress.set_message(format!("round {} {} {point}", case.round + 1, case.mode));
         let id = format!("k{index}p{}", std::process::id());
-        let result = topics::run_case(&exe, &locator, &id, case).await;
+        let result = topics::run_case(&processes, &locator, &id, case).await;
         if let Some(error) = &result.error {
             progress.println(format!("{} {point}: {error}", case.mode));
         }
@@ -164,7 +179,7 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
             zshm::internal::text::human_bytes(case.payload as u64)
         ));
         let id = format!("s{index}p{}", std::process::id());
-        let result = service::run_case(&exe, &locator, &id, case).await;
+        let result = service::run_case(&processes, &locator, &id, case).await;
         if let Some(error) = &result.error {
             progress.println(format!("service {} {}: {error}", case.mode, case.payload));
         }
@@ -206,6 +221,26 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     }
     outln!("Results in {}: {}", args.out.display(), files.join(", "));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The program of the cases' processes, beside `zshm` (`cargo build` and `cargo install` make
+/// both).
+const PROCESS_PROGRAM: &str = "zshm-bench-node";
+
+/// What runs the cases' processes: [`PROCESS_PROGRAM`] beside `exe`, built from the `zshm`
+/// library and the benchmark's node code alone, so that a node's threads, memory and code pages
+/// are what a user's node built on the library has; `exe` itself when it is missing.
+fn process_program(exe: &Path) -> PathBuf {
+    let lean = exe.with_file_name(PROCESS_PROGRAM);
+    if lean.is_file() { lean } else { exe.to_path_buf() }
+}
+
+/// The report's words for [`process_program`].
+fn processes_note() -> String {
+    match std::env::current_exe() {
+        Ok(exe) if process_program(&exe) != exe => format!("The cases' processes ran as `{PROCESS_PROGRAM}`"),
+        _ => format!("The cases' processes ran as `zshm` ({PROCESS_PROGRAM} was not beside it)"),
+    }
 }
 
 /// The topics or subscribers sweep, when `--sweeps` names it.

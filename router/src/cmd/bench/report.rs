@@ -105,8 +105,9 @@ fn markdown(results: &[CaseResult], command: &str, targets: &str) -> String {
     let _ = writeln!(out, "# zshm bench results\n");
     let _ = writeln!(
         out,
-        "Machine: {}. Command: `{command}`. One run; every ratio below compares cases of this run, in interleaved rounds.\n",
+        "Machine: {}. Command: `{command}`. {}. One run; every ratio below compares cases of this run, in interleaved rounds.\n",
         machine(),
+        super::processes_note(),
     );
     let _ = writeln!(
         out,

@@ -288,8 +288,9 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
     let mut out = format!("# zshm bench: {name} sweep\n\n");
     let _ = writeln!(
         out,
-        "Command: `{command}`. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
-        axis.describe()
+        "Command: `{command}`. {}. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
+        axis.describe(),
+        super::super::processes_note(),
     );
     let _ = writeln!(
         out,
