@@ -63,6 +63,7 @@ demo:
 
 # The full benchmark with the iceoryx2 floor (BENCHMARKS.md); `just bench --quick` for a short one.
 bench *ARGS:
+    cargo build --release --quiet -p zshm-cli
     cargo run --release --quiet -p zshm-cli -- bench {{ARGS}}
 
 # Run every test (the README's test command).

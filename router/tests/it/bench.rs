@@ -218,49 +218,75 @@ fn topics_and_subscribers_sweeps_write_delivered_and_expected_per_mode() {
     }
 }
 
-/// A `zshm` copied alone, without `zshm-bench-node` beside it, still runs its cases (in itself),
-/// and says so on its terminal and in the report: a node's memory then includes the rest of the
-/// program's pages.
+/// A `zshm` without its `zshm-bench-node` beside it, or with one from an older build (as
+/// `cargo run --bin zshm` leaves after a change), runs the cases itself and says so on its
+/// terminal and in the report: a node's memory then includes the rest of the program's pages,
+/// and an older node program would measure older code.
 #[test]
-fn the_bench_without_its_node_program_runs_the_cases_itself_and_says_so() {
+fn the_bench_without_its_node_program_of_the_same_build_runs_the_cases_itself_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let alone = dir.path().join("zshm");
-    std::fs::copy(crate::support::ZSHM, &alone).unwrap();
-    let out = dir.path().join("out");
-    let mut bench = Spawn::program(
-        "bench-alone",
-        alone.to_str().unwrap(),
-        &[
-            "bench",
-            "--sweeps",
-            "topics",
-            "--topics",
-            "10",
-            "--rounds",
-            "1",
-            "--seconds",
-            "1",
-            "--modes",
-            "lane",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    )
-    .start();
-    assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
-    let stderr = bench.stderr();
+    let zshm = dir.path().join("zshm");
+    std::fs::copy(crate::support::ZSHM, &zshm).unwrap();
+    let run = |name: &str| {
+        let out = dir.path().join(name);
+        let mut bench = Spawn::program(
+            name,
+            zshm.to_str().unwrap(),
+            &[
+                "bench",
+                "--sweeps",
+                "topics",
+                "--topics",
+                "10",
+                "--rounds",
+                "1",
+                "--seconds",
+                "1",
+                "--modes",
+                "lane",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+        .start();
+        assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
+        let results: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(out.join("topics.json")).unwrap()).unwrap();
+        assert_eq!(results.len(), 1, "{results:?}");
+        assert!(results[0]["error"].is_null(), "the case failed: {}", results[0]);
+        assert_eq!(results[0]["expected"].as_u64(), Some(2040), "{}", results[0]);
+        (
+            bench.stderr(),
+            std::fs::read_to_string(out.join("topics.md")).unwrap(),
+        )
+    };
+
+    let (stderr, markdown) = run("bench-alone");
     assert!(
-        stderr.contains("zshm bench: zshm-bench-node is not beside"),
+        stderr.contains("zshm bench: zshm-bench-node is not beside it"),
         "{stderr}"
     );
-    let results: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(out.join("topics.json")).unwrap()).unwrap();
-    assert_eq!(results.len(), 1, "{results:?}");
-    assert!(results[0]["error"].is_null(), "the case failed: {}", results[0]);
-    assert_eq!(results[0]["expected"].as_u64(), Some(2040), "{}", results[0]);
-    let markdown = std::fs::read_to_string(out.join("topics.md")).unwrap();
     assert!(
-        markdown.contains("The cases' processes ran as `zshm` (zshm-bench-node was not beside it)"),
+        markdown.contains("The cases' processes ran as `zshm` (zshm-bench-node is not beside it)"),
+        "{markdown}"
+    );
+
+    let node = dir.path().join("zshm-bench-node");
+    std::fs::copy(crate::support::ZSHM_BENCH_NODE, &node).unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&node)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+    let (stderr, markdown) = run("bench-older");
+    assert!(
+        stderr.contains("zshm bench: zshm-bench-node beside it is older than it, from another build"),
+        "{stderr}"
+    );
+    assert!(
+        markdown.contains("The cases' processes ran as `zshm` (zshm-bench-node beside it is older"),
         "{markdown}"
     );
 }

@@ -102,14 +102,14 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(duration) = args.soak {
         return soak::run(&exe, &args.out, duration, args.restart_every).await;
     }
-    let processes = process_program(&exe);
-    if processes == exe {
+    let processes = process_program(&exe).unwrap_or_else(|why| {
         eprintln!(
-            "zshm bench: {PROCESS_PROGRAM} is not beside {}: the cases run in this program, and each node's \
-             memory includes the pages of the router, bridge and Foxglove code around the node's",
+            "zshm bench: {PROCESS_PROGRAM} {why}: the cases run in {}, and each node's memory \
+             includes the pages of the router, bridge and Foxglove code around the node's",
             exe.display()
         );
-    }
+        exe.clone()
+    });
     let plan = plan_from(args);
     let cases = plan.cases();
     let topics_plans: Vec<topics::TopicsPlan> = [topics::Axis::Topics, topics::Axis::Subscribers]
@@ -227,19 +227,33 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
 /// both).
 const PROCESS_PROGRAM: &str = "zshm-bench-node";
 
+/// How much older than `zshm` its [`PROCESS_PROGRAM`] may be and still count as the same build:
+/// cargo links the two at the end of one build, seconds apart, while one left from before the
+/// last change (`cargo run --bin zshm` builds `zshm` alone) is older by a whole build.
+const SAME_BUILD: Duration = Duration::from_secs(60);
+
 /// What runs the cases' processes: [`PROCESS_PROGRAM`] beside `exe`, built from the `zshm`
 /// library and the benchmark's node code alone, so that a node's threads, memory and code pages
-/// are what a user's node built on the library has; `exe` itself when it is missing.
-fn process_program(exe: &Path) -> PathBuf {
+/// are what a user's node built on the library has. When it is missing or from an older build,
+/// `exe` itself, and why.
+fn process_program(exe: &Path) -> Result<PathBuf, &'static str> {
     let lean = exe.with_file_name(PROCESS_PROGRAM);
-    if lean.is_file() { lean } else { exe.to_path_buf() }
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    match (lean.is_file().then(|| modified(&lean)).flatten(), modified(exe)) {
+        (None, _) => Err("is not beside it"),
+        (Some(lean_at), Some(exe_at)) if lean_at + SAME_BUILD < exe_at => {
+            Err("beside it is older than it, from another build (`cargo build --release` makes both)")
+        }
+        _ => Ok(lean),
+    }
 }
 
 /// The report's words for [`process_program`].
 fn processes_note() -> String {
-    match std::env::current_exe() {
-        Ok(exe) if process_program(&exe) != exe => format!("The cases' processes ran as `{PROCESS_PROGRAM}`"),
-        _ => format!("The cases' processes ran as `zshm` ({PROCESS_PROGRAM} was not beside it)"),
+    match std::env::current_exe().map(|exe| process_program(&exe)) {
+        Ok(Ok(_)) => format!("The cases' processes ran as `{PROCESS_PROGRAM}`"),
+        Ok(Err(why)) => format!("The cases' processes ran as `zshm` ({PROCESS_PROGRAM} {why})"),
+        Err(_) => "The cases' processes ran as `zshm`".to_owned(),
     }
 }
 

@@ -19,6 +19,9 @@ use nix::unistd::Pid;
 /// The binary under test.
 pub const ZSHM: &str = env!("CARGO_BIN_EXE_zshm");
 
+/// The program of `zshm bench`'s processes, built beside it.
+pub const ZSHM_BENCH_NODE: &str = env!("CARGO_BIN_EXE_zshm-bench-node");
+
 /// Deadline for anything a healthy run finishes in a few seconds; generous for loaded CI machines.
 pub const DEADLINE: Duration = Duration::from_secs(120);
 
