@@ -34,7 +34,7 @@ fn services_both_ways_between_rclpy_on_rmw_zenoh_and_zshm() {
         let was = if data { "was True" } else { "was False" };
         assert_eq!(response["message"], was, "{}", call.dump());
     }
-    assert_eq!(server.wait_exit(), 0, "{}", server.dump());
+    assert_rclpy_exit_ok(&mut server, &[]);
     assert_eq!(
         lines_with_prefix(&server, "request "),
         ["request True", "request False"]
@@ -60,7 +60,7 @@ fn services_both_ways_between_rclpy_on_rmw_zenoh_and_zshm() {
             ],
         )
         .start();
-    assert_eq!(client.wait_exit(), 0, "{}", client.dump());
+    assert_rclpy_exit_ok(&mut client, &[]);
     assert_eq!(
         lines_with_prefix(&client, "response "),
         ["response 000100002a00000000000000"],
@@ -156,7 +156,7 @@ fn zshm_param_on_an_rclpy_node_and_rclpys_parameter_client_on_a_zshm_node() {
             ],
         )
         .start();
-    assert_eq!(client.wait_exit(), 0, "{}", client.dump());
+    assert_rclpy_exit_ok(&mut client, &[]);
     assert_eq!(
         rclpy_lines(&client),
         [
@@ -255,7 +255,7 @@ fn actions_both_ways_with_feedback_result_and_cancel() {
             &["action-client", "--action", "/fibonacci", "--order", "3"],
         )
         .start();
-    assert_eq!(client.wait_exit(), 0, "{}", client.dump());
+    assert_rclpy_exit_ok(&mut client, &[]);
     let lines = rclpy_lines(&client);
     assert_eq!(lines[0], "goal accepted", "{lines:?}");
     assert!(lines.contains(&"feedback [0, 1, 1]".to_owned()), "{lines:?}");
@@ -277,7 +277,7 @@ fn actions_both_ways_with_feedback_result_and_cancel() {
             ],
         )
         .start();
-    assert_eq!(canceling.wait_exit(), 0, "{}", canceling.dump());
+    assert_rclpy_exit_ok(&mut canceling, &[]);
     let lines = rclpy_lines(&canceling);
     assert!(lines.contains(&"cancel 1".to_owned()), "{lines:?}");
     assert!(lines.last().unwrap().ends_with(" CANCELED"), "{lines:?}");

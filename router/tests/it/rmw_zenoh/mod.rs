@@ -213,6 +213,30 @@ fn rclpy_lines(proc: &Proc) -> Vec<String> {
         .collect()
 }
 
+/// Waits for an rclpy peer to exit and asserts that it ended well: with 0, or with 1 where the
+/// one thing that failed was rmw_zenoh's zenoh-c 1.8 running out of the 10 s it gives its
+/// session to close, after the script had done and printed everything. That timeout comes now
+/// and then on a loaded machine, in the rclpy process alone, against the real rmw_zenohd as
+/// router as well (docs/RELIABILITY.md, the caller churn: 5 of 2,400 callers). It is said on the
+/// test's stderr each time; what the peer did is asserted by the caller, from what it printed.
+fn assert_rclpy_exit_ok(proc: &mut Proc, others: &[&Proc]) {
+    let code = proc.wait_exit();
+    let close_timed_out = code == 1
+        && proc
+            .stderr()
+            .contains("RuntimeError: Failed to close the session")
+        && format!("{}{}", proc.stdout().join("\n"), proc.stderr()).contains("close operation timed out");
+    if close_timed_out {
+        eprintln!(
+            "note: {}: zenoh-c 1.8 timed out closing its session at exit (tolerated)",
+            proc.name()
+        );
+        return;
+    }
+    let others: Vec<String> = others.iter().map(|other| other.dump()).collect();
+    assert_eq!(code, 0, "{}\n{}", proc.dump(), others.join("\n"));
+}
+
 /// The stdout lines of `proc` that start with `prefix`.
 fn lines_with_prefix(proc: &Proc, prefix: &str) -> Vec<String> {
     proc.stdout()

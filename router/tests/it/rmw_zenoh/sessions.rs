@@ -23,7 +23,7 @@ fn the_router_keeps_nothing_of_rclpy_nodes_that_left() {
     let mut client = robot
         .rclpy("rclpy client", &["client", "--service", "/flip"])
         .start();
-    assert_eq!(client.wait_exit(), 0, "{}\n{}", client.dump(), server.dump());
+    assert_rclpy_exit_ok(&mut client, &[&server]);
     assert_eq!(
         lines_with_prefix(&client, "response ").len(),
         1,

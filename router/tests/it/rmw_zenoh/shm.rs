@@ -130,7 +130,7 @@ fn zshm_cam_pub_reaches_an_rclpy_subscriber_through_shared_memory_and_says_so() 
             ],
         )
         .start();
-    assert_eq!(listener.wait_exit(), 0, "{}\n{}", listener.dump(), camera.dump());
+    assert_rclpy_exit_ok(&mut listener, &[&camera]);
     let bytes = robot.loopback_bytes() - before;
     assert_eq!(camera.wait_exit(), 0, "{}", camera.dump());
     let checked = lines_with_prefix(&listener, "cloud ");
@@ -188,7 +188,7 @@ fn cam_pub_names_a_subscriber_that_got_copies_and_why() {
             ],
         )
         .start();
-    assert_eq!(listener.wait_exit(), 0, "{}\n{}", listener.dump(), camera.dump());
+    assert_rclpy_exit_ok(&mut listener, &[&camera]);
     assert_eq!(camera.wait_exit(), 0, "{}", camera.dump());
     let summary = camera.wait_for_stdout("the summary", |l| l.starts_with("cam-pub: published "));
     assert!(

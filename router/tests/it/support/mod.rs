@@ -247,6 +247,11 @@ impl Proc {
     }
 
     /// All stderr lines so far.
+    /// The name the process was started with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn stderr(&self) -> String {
         self.output.0.lock().unwrap().stderr.join("\n")
     }
