@@ -62,9 +62,10 @@ demo:
     {{zshm}} demo
 
 # The full benchmark with the iceoryx2 floor (BENCHMARKS.md); `just bench --quick` for a short one.
+# Built as profile `dist` (as zenoh builds its releases), as BENCHMARKS.md's runs are.
 bench *ARGS:
-    cargo build --release --quiet -p zshm-cli
-    cargo run --release --quiet -p zshm-cli -- bench {{ARGS}}
+    cargo build --profile dist --quiet -p zshm-cli
+    cargo run --profile dist --quiet -p zshm-cli -- bench {{ARGS}}
 
 # Run every test (the README's test command).
 test:
