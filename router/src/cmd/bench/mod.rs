@@ -241,9 +241,9 @@ fn process_program(exe: &Path) -> Result<PathBuf, &'static str> {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
     match (lean.is_file().then(|| modified(&lean)).flatten(), modified(exe)) {
         (None, _) => Err("is not beside it"),
-        (Some(lean_at), Some(exe_at)) if lean_at + SAME_BUILD < exe_at => {
-            Err("beside it is older than it, from another build (`cargo build --release` makes both)")
-        }
+        (Some(lean_at), Some(exe_at)) if lean_at + SAME_BUILD < exe_at => Err(
+            "beside it is older than it, from another build (`cargo build` makes both, `cargo run` only `zshm`)",
+        ),
         _ => Ok(lean),
     }
 }
