@@ -18,7 +18,7 @@ use super::{host, tcp_links, zenoh_stats};
 use zshm::Session;
 use zshm::internal::session::report::{NodeReport, REPORT_PREFIX};
 use zshm::stats::histogram::HistogramSnapshot;
-use zshm::stats::{DropReason, LaneFallback, LinkShmCause, LoanFallback, QueueOverflow};
+use zshm::stats::{DropReason, LaneFallback, LinkShmCause, LoanFallback, QueueOverflow, ShmUnreadable};
 
 /// How long a scrape waits for the nodes' answers.
 pub const QUERY_TIMEOUT: Duration = Duration::from_millis(800);
@@ -273,6 +273,14 @@ impl Exporter {
                 "ROS samples rejected on receipt (not delivered), by reason.",
                 with(&[("reason", reason.label())]),
                 s.dropped(reason) as f64,
+            );
+        }
+        for cause in ShmUnreadable::ALL {
+            out.counter(
+                "zshm_shm_unreadable_total",
+                "Received messages dropped because their shared-memory buffer could not be read (counted for the whole process), by cause.",
+                with(&[("reason", cause.label())]),
+                s.shm_unreadable(cause) as f64,
             );
         }
         out.counter(

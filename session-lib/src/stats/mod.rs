@@ -282,9 +282,67 @@ pub struct StatsSnapshot {
     /// Loans served from pool buffers reclaimed from readers that stopped confirming them
     /// (crashed or stopped processes), when the pool was full otherwise.
     pub reclaimed_from_dead_readers: u64,
+    /// Received messages zenoh dropped because their shared-memory buffer could not be read,
+    /// by cause ([`ShmUnreadable::ALL`]'s order). Counted for the whole process, before any
+    /// subscription sees them.
+    #[serde(default)]
+    pub shm_unreadable: [u64; 3],
     /// The same-host lane's counters.
     #[serde(default)]
     pub lane: LaneStatsSnapshot,
+}
+
+/// Why zenoh could not read a received message's shared-memory buffer (its message was dropped).
+/// Counted by zshm's copy of zenoh-shm (`third_party/zenoh-shm/PATCHES.md`, 4): upstream drops
+/// these with a debug line only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ShmUnreadable {
+    /// The publisher's metadata segment could not be mapped.
+    Metadata,
+    /// The publisher's data segment could not be mapped.
+    Segment,
+    /// The buffer was invalidated before it arrived: its publisher reclaimed it.
+    Invalidated,
+}
+
+impl ShmUnreadable {
+    /// Every variant, in label order (that of [`StatsSnapshot::shm_unreadable`]).
+    pub const ALL: [ShmUnreadable; 3] = [
+        ShmUnreadable::Metadata,
+        ShmUnreadable::Segment,
+        ShmUnreadable::Invalidated,
+    ];
+
+    /// The Prometheus `reason` label.
+    pub fn label(self) -> &'static str {
+        match self {
+            ShmUnreadable::Metadata => "metadata",
+            ShmUnreadable::Segment => "segment",
+            ShmUnreadable::Invalidated => "invalidated",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            ShmUnreadable::Metadata => 0,
+            ShmUnreadable::Segment => 1,
+            ShmUnreadable::Invalidated => 2,
+        }
+    }
+}
+
+/// zenoh-shm's counts in [`ShmUnreadable::ALL`]'s order.
+fn shm_unreadable_counts() -> [u64; 3] {
+    use zenoh_shm::unreadable::{Cause, counts};
+    let counts = counts();
+    let of = |cause: Cause| {
+        Cause::ALL
+            .iter()
+            .position(|&c| c == cause)
+            .map_or(0, |i| counts[i])
+    };
+    [of(Cause::Metadata), of(Cause::Segment), of(Cause::Invalidated)]
 }
 
 impl StatsSnapshot {
@@ -315,6 +373,12 @@ impl StatsSnapshot {
             QueueOverflow::KeepAllBestEffort => self.overflow_keep_all_best_effort,
             QueueOverflow::Raw => self.overflow_raw,
         }
+    }
+
+    /// Number of received messages dropped because their shared-memory buffer could not be read,
+    /// for one cause.
+    pub fn shm_unreadable(&self, cause: ShmUnreadable) -> u64 {
+        self.shm_unreadable[cause.index()]
     }
 
     /// Number of fallbacks for one reason.
@@ -405,6 +469,7 @@ impl SessionStats {
             overflow_keep_all_best_effort: get(&self.overflows[3]),
             overflow_raw: get(&self.overflows[4]),
             reclaimed_from_dead_readers: get(&self.reclaimed),
+            shm_unreadable: shm_unreadable_counts(),
             lane: self.lane.snapshot(),
         }
     }

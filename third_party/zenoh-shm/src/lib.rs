@@ -63,6 +63,8 @@ pub mod init;
 pub mod metadata;
 pub mod posix_shm;
 pub mod reader;
+// zshm patch (PATCHES.md, 4): unreadable received buffers, counted.
+pub mod unreadable;
 pub mod version;
 pub mod watchdog;
 tested_crate_module!(shm);

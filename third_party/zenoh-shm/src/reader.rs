@@ -25,6 +25,7 @@ use crate::{
         provider::chunk::ChunkDescriptor,
     },
     metadata::subscription::GLOBAL_METADATA_SUBSCRIPTION,
+    unreadable::{self, Cause},
     watchdog::confirmator::GLOBAL_CONFIRMATOR,
     ShmBufInfo, ShmBufInner,
 };
@@ -51,7 +52,12 @@ impl ShmReader {
         // Read does not increment the reference count as it is assumed
         // that the sender of this buffer has incremented it for us.
 
-        let metadata = GLOBAL_METADATA_SUBSCRIPTION.read().link(&info.metadata)?;
+        // zshm patch (PATCHES.md, 4): each failure is counted by cause (the transport drops
+        // the message with a debug line only).
+        let metadata = GLOBAL_METADATA_SUBSCRIPTION
+            .read()
+            .link(&info.metadata)
+            .inspect_err(|e| unreadable::note(Cause::Metadata, e))?;
         // attach to the watchdog before doing other things
         let confirmed_metadata = GLOBAL_CONFIRMATOR.read().add(metadata);
 
@@ -65,8 +71,11 @@ impl ShmReader {
                 .protocol
                 .load(std::sync::atomic::Ordering::Relaxed),
             &data_descriptor,
-        )?;
-        let buf = segment.map(data_descriptor.chunk)?;
+        )
+        .inspect_err(|e| unreadable::note(Cause::Segment, e))?;
+        let buf = segment
+            .map(data_descriptor.chunk)
+            .inspect_err(|e| unreadable::note(Cause::Segment, e))?;
         let shmb = Arc::new(ShmBufInner {
             metadata: confirmed_metadata,
             buf: PtrInSegment::new(buf, Arc::new(segment)),
@@ -76,7 +85,11 @@ impl ShmReader {
         // Validate buffer
         match shmb.is_valid() {
             true => Ok(shmb),
-            false => bail!("Buffer is invalidated"),
+            false => {
+                let error = "Buffer is invalidated";
+                unreadable::note(Cause::Invalidated, &error);
+                bail!("{error}")
+            }
         }
     }
 
