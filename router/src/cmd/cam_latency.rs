@@ -378,6 +378,11 @@ fn queue_dropped(node: &Node) -> u64 {
         + stats.overflow_keep_all_best_effort
 }
 
+/// Messages zenoh dropped in this process so far because it could not read their shared memory.
+fn shm_unreadable(node: &Node) -> u64 {
+    node.session().stats().snapshot().shm_unreadable.iter().sum()
+}
+
 /// Prints a window, or with `whole_run` the final summary.
 /// `whole_run`: for the summary of the whole run, the messages sent before the first one
 /// received and those that came over the network before the publisher's shared memory was ready.
@@ -391,6 +396,7 @@ fn print_report(args: &Args, node: &Node, topic: &str, report: &WindowReport, wh
             before_first,
             network_before_shm,
             queue_dropped: if final_summary { queue_dropped(node) } else { 0 },
+            shm_unreadable: if final_summary { shm_unreadable(node) } else { 0 },
             ..ProbeReport::new(topic, report, final_summary, cpu)
         };
         match serde_json::to_string(&line) {
@@ -420,8 +426,14 @@ fn print_report(args: &Args, node: &Node, topic: &str, report: &WindowReport, wh
             }
             _ => String::new(),
         };
+        let unreadable = match final_summary.then(|| shm_unreadable(node)) {
+            Some(n) if n > 0 => format!(
+                " (zenoh dropped {n} on arrival: their shared memory could not be read; see the warning above)"
+            ),
+            _ => String::new(),
+        };
         outln!(
-            "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={}{dropped_here} invalid_stamps={} shm={:.0}% lane={:.0}% size={}",
+            "  n={} p50={p50:.2} ms p99={p99:.2} ms p99.9={p999:.2} ms lost={}{dropped_here}{unreadable} invalid_stamps={} shm={:.0}% lane={:.0}% size={}",
             report.received,
             report.lost,
             report.invalid_stamps,

@@ -49,6 +49,12 @@ pub struct ProbeReport {
     /// its session; they are among `lost`. 0 in windows.
     #[serde(default)]
     pub queue_dropped: u64,
+    /// In the final report: messages zenoh dropped in this process because their shared-memory
+    /// buffer could not be read (its publisher's segment gone or unmappable, the buffer already
+    /// reclaimed), counted for the whole process. Those after the first received are among
+    /// `lost`. 0 in windows.
+    #[serde(default)]
+    pub shm_unreadable: u64,
 }
 
 impl ProbeReport {
@@ -70,6 +76,7 @@ impl ProbeReport {
             before_first: 0,
             network_before_shm: 0,
             queue_dropped: 0,
+            shm_unreadable: 0,
         }
     }
 }

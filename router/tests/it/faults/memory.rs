@@ -302,3 +302,75 @@ fn a_subscriber_unmaps_the_segments_of_a_publisher_gone_for_30_seconds() {
     );
     second.stop();
 }
+
+/// A publisher's segment files removed from /dev/shm after it created them (what another zenoh
+/// process's start-up cleanup does when it wins a race with the creator, see `shm::pool`): the
+/// publisher still writes its messages there, and no receiver can read them. zenoh drops each
+/// such message with a debug line only; zshm's copy of zenoh-shm counts them
+/// (third_party/zenoh-shm/PATCHES.md, 4), the receiver says why once, and its summary counts
+/// them.
+#[test]
+fn messages_whose_shared_memory_cannot_be_read_are_counted_and_said_once() {
+    let ns = PrivateShm::new("512m");
+    let router = router_in(&ns, "tcp/127.0.0.1:0");
+    let e = router.locator.as_str();
+    let mut camera = ns
+        .zshm("camera", &[&["cam-pub", "-e", e][..], &SMALL_CLOUD].concat())
+        .start();
+    camera.wait_for_stdout("a rate line", |l| l.starts_with("cam-pub: "));
+    // The camera's pool, created by its first cloud: its largest segment. (Its other segments
+    // stay: a receiver reads one of them when its link is set up, to agree on shared memory.)
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let pool = loop {
+        let mapped = mapped_segments(camera.pid());
+        let pool = ns
+            .segments()
+            .into_iter()
+            .filter(|s| s.bytes >= 4 << 20 && mapped.contains(&format!("/dev/shm/{}", s.name)))
+            .max_by_key(|s| s.bytes);
+        if let Some(pool) = pool {
+            break pool;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the camera maps {mapped:?}; /dev/shm holds {:?}\n{}",
+            ns.segments(),
+            camera.dump()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::fs::remove_file(format!("{}/{}", ns.dir(), pool.name)).unwrap();
+
+    let mut probe = ns.zshm("probe", &windowed_probe(e)).start();
+    let said = probe.wait_for_stderr("the warning", |l| l.contains("could not be read"));
+    assert!(said.contains("could not be read (segment:"), "{said}");
+    // More clouds arrive and are dropped the same way, without another warning.
+    let rate_lines = || {
+        camera
+            .stdout()
+            .iter()
+            .filter(|l| l.starts_with("cam-pub: "))
+            .count()
+    };
+    let (before, deadline) = (rate_lines(), std::time::Instant::now() + DEADLINE);
+    while rate_lines() < before + 2 {
+        assert!(std::time::Instant::now() < deadline, "{}", camera.dump());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    probe.signal(Signal::SIGINT);
+    assert_eq!(probe.wait_exit(), 0, "{}", probe.dump());
+    let summary = json_lines(&probe)
+        .into_iter()
+        .find(|l| l["final"] == true)
+        .unwrap_or_else(|| panic!("a final summary\n{}", probe.dump()));
+    let unreadable = summary["shm_unreadable"].as_u64().unwrap();
+    assert!(unreadable >= 2, "{summary}");
+    assert_eq!(summary["shm_share"].as_f64(), Some(0.0), "{summary}");
+    assert_eq!(
+        probe.stderr().matches("could not be read").count(),
+        1,
+        "said once\n{}",
+        probe.dump()
+    );
+    camera.stop();
+}
