@@ -160,8 +160,9 @@ impl ChildProc {
 pub enum Logs {
     /// Warnings and errors reach our stderr (a user watches).
     Shown,
-    /// Only errors, kept in a file for [`ChildProc::errors_tail`] (a measurement must not pay
-    /// for logs, but a failed process must say why).
+    /// Only errors and zshm's once-logged warnings, kept in a file for
+    /// [`ChildProc::errors_tail`] (a measurement must not pay for logs, but a failed process or
+    /// a lossy case must say why).
     Hidden,
 }
 
@@ -180,7 +181,10 @@ pub fn spawn(exe: &Path, args: &[&str], env: &[(&str, &str)], logs: Logs) -> any
             let file = tempfile::tempfile().context("cannot make a file for a child's errors")?;
             command
                 .stderr(file.try_clone().context("cannot share a file with a child")?)
-                .env("RUST_LOG", "error");
+                // zshm's own warnings (targets `zshm` and `zshm_cli`: a filter's target is a
+                // prefix) are each logged once (a drop, a fallback), and so is zenoh-shm's for a
+                // buffer it could not read: cheap, and they say why a measured case lost messages.
+                .env("RUST_LOG", "error,zshm=warn,zenoh_shm=warn");
             Some(file)
         }
     };

@@ -186,6 +186,12 @@ async fn measure_case(
         for report in &reports {
             eprintln!("  {}", report.explain());
         }
+        for (index, node) in nodes.iter().enumerate() {
+            let said = node.errors_tail();
+            if !said.is_empty() {
+                eprintln!("  node {index} logged: {said}");
+            }
+        }
     }
     let expected: u64 = reports.iter().map(|r| r.expected).sum();
     anyhow::ensure!(

@@ -155,6 +155,19 @@ impl NodeReport {
                 s.published_shm_messages + s.published_heap_messages,
                 s.received_shm_messages + s.received_net_messages,
             );
+            // What zenoh or the subscriptions dropped before counting a message as received.
+            let rejected: u64 = zshm::stats::DropReason::ALL.iter().map(|&r| s.dropped(r)).sum();
+            if rejected > 0 {
+                line += &format!("; rejected on receipt {rejected}");
+            }
+            let unreadable: Vec<String> = zshm::stats::ShmUnreadable::ALL
+                .iter()
+                .filter(|&&c| s.shm_unreadable(c) > 0)
+                .map(|&c| format!("{} {}", s.shm_unreadable(c), c.label()))
+                .collect();
+            if !unreadable.is_empty() {
+                line += &format!("; SHM buffers not readable: {}", unreadable.join(", "));
+            }
         }
         line
     }
