@@ -374,3 +374,41 @@ fn messages_whose_shared_memory_cannot_be_read_are_counted_and_said_once() {
     );
     camera.stop();
 }
+
+/// Regression test for eclipse-zenoh/zenoh#2628: a receiver whose threads do not run for a few
+/// hundred milliseconds (a loaded machine, a debugger, a page-in) lost the clouds sent
+/// meanwhile. The publisher's zenoh invalidated each buffer nobody confirmed within one of its
+/// 100 ms watchdog checks, and a buffer in transit is confirmed by nobody: its sender let it go,
+/// its receiver has not read it yet. The topics sweep saw this at S = 32 (`invalidated` in a
+/// lossy case's report). zshm's zenoh-shm waits for ten missed checks
+/// (third_party/zenoh-shm/PATCHES.md, 5): a receiver stopped for 400 ms loses nothing.
+#[test]
+fn a_receiver_stalled_for_400_ms_loses_no_cloud() {
+    let ns = PrivateShm::new("512m");
+    let router = router_in(&ns, "tcp/127.0.0.1:0");
+    let e = router.locator.as_str();
+    let mut probe = ns.zshm("probe", &windowed_probe(e)).start();
+    let mut camera = ns
+        .zshm("camera", &[&["cam-pub", "-e", e, "--wait", "60"][..], &SMALL_CLOUD].concat())
+        .start();
+    wait_for_windows(&probe, "clouds through shared memory", |w| {
+        w.iter().any(|w| w["shm_share"] == 1.0)
+    });
+    for _ in 0..3 {
+        probe.signal_process(Signal::SIGSTOP);
+        std::thread::sleep(Duration::from_millis(400));
+        probe.signal_process(Signal::SIGCONT);
+        let seen = received(&windows(&probe));
+        wait_for_windows(&probe, "clouds after the stall", |w| received(w) >= seen + 5);
+    }
+    probe.signal(Signal::SIGINT);
+    assert_eq!(probe.wait_exit(), 0, "{}", probe.dump());
+    let summary = json_lines(&probe)
+        .into_iter()
+        .find(|l| l["final"] == true)
+        .unwrap_or_else(|| panic!("a final summary\n{}", probe.dump()));
+    assert_eq!(summary["shm_unreadable"], 0, "{summary}\n{}", probe.dump());
+    assert_eq!(summary["lost"], 0, "{summary}");
+    assert!(summary["shm_share"].as_f64().unwrap() > 0.9, "{summary}");
+    camera.stop();
+}

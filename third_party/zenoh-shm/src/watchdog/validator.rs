@@ -13,7 +13,7 @@
 //
 
 use std::{
-    collections::BTreeSet,
+    collections::BTreeMap,
     sync::{atomic::AtomicI32, Arc},
     time::Duration,
 };
@@ -28,6 +28,13 @@ use crate::{
 #[dynamic(lazy, drop)]
 pub static mut GLOBAL_VALIDATOR: WatchdogValidator =
     WatchdogValidator::new(Duration::from_millis(100));
+
+/// zshm patch (PATCHES.md, 5): how many consecutive checks a watchdog may miss before its
+/// buffer is invalidated. Upstream invalidates at the first miss, so a buffer in transit (its
+/// sender let it go, its receiver has not read it yet: nobody confirms it) was lost whenever the
+/// receiver's threads did not run for 100 to 200 ms (eclipse-zenoh/zenoh#2628). Ten checks give
+/// a receiver about a second; a dead reader's buffers are reclaimed that much later.
+const MISSES_BEFORE_INVALIDATION: u8 = 10;
 
 enum Transaction {
     Add(OwnedMetadataDescriptor),
@@ -65,7 +72,7 @@ impl WatchdogValidator {
 
         // See ordering implementation for OwnedMetadataDescriptor
         #[allow(clippy::mutable_key_type)]
-        let mut watchdogs = BTreeSet::default();
+        let mut watchdogs = BTreeMap::default();
         let c_cap = cap.clone();
         let task = PeriodicTask::new(
             "Watchdog Validator".to_owned(),
@@ -75,16 +82,16 @@ impl WatchdogValidator {
                 #[allow(clippy::mutable_key_type)]
                 fn collect_transactions(
                     receiver: &crossbeam_channel::Receiver<Transaction>,
-                    storage: &mut BTreeSet<OwnedMetadataDescriptor>,
+                    storage: &mut BTreeMap<OwnedMetadataDescriptor, u8>,
                     cap: &Arc<AtomicI32>,
                 ) {
                     while let Ok(transaction) = receiver.try_recv() {
                         cap.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         match transaction {
                             Transaction::Add(descriptor) => {
-                                let _old = storage.insert(descriptor);
+                                let _old = storage.insert(descriptor, 0);
                                 #[cfg(feature = "test")]
-                                assert!(_old);
+                                assert!(_old.is_none());
                             }
                             Transaction::Remove(descriptor) => {
                                 let _ = storage.remove(&descriptor);
@@ -96,9 +103,16 @@ impl WatchdogValidator {
                 collect_transactions(&receiver, &mut watchdogs, &c_cap);
 
                 if wake_reason == TaskWakeReason::Timeout {
-                    watchdogs.retain(|watchdog| {
+                    // zshm patch (PATCHES.md, 5): invalidated after
+                    // MISSES_BEFORE_INVALIDATION consecutive misses, not the first.
+                    watchdogs.retain(|watchdog, misses| {
                         let old_val = watchdog.validate();
-                        if old_val == 0 {
+                        if old_val != 0 {
+                            *misses = 0;
+                            return true;
+                        }
+                        *misses += 1;
+                        if *misses >= MISSES_BEFORE_INVALIDATION {
                             watchdog
                                 .header()
                                 .watchdog_invalidated
