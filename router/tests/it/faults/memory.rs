@@ -389,7 +389,10 @@ fn a_receiver_stalled_for_400_ms_loses_no_cloud() {
     let e = router.locator.as_str();
     let mut probe = ns.zshm("probe", &windowed_probe(e)).start();
     let mut camera = ns
-        .zshm("camera", &[&["cam-pub", "-e", e, "--wait", "60"][..], &SMALL_CLOUD].concat())
+        .zshm(
+            "camera",
+            &[&["cam-pub", "-e", e, "--wait", "60"][..], &SMALL_CLOUD].concat(),
+        )
         .start();
     wait_for_windows(&probe, "clouds through shared memory", |w| {
         w.iter().any(|w| w["shm_share"] == 1.0)
