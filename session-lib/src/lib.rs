@@ -79,7 +79,7 @@ pub mod ros;
 // admin queries are how zshm works, not what a node uses.
 pub use config::{ConfigError, Role};
 pub use lane::{LaneStatus, LaneUnavailable};
-pub use session::{CloseError, LinkShmProblem, OpenError, Session, SessionBuilder};
+pub use session::{CloseError, HandshakeTrouble, LinkShmProblem, OpenError, Session, SessionBuilder};
 pub use shm::{ShmStatus, ShmUnavailable};
 
 /// Not the library's API: the few internals the `zshm` program, its operations crate

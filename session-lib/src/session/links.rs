@@ -29,6 +29,29 @@ pub struct LinkShmProblem {
     /// The other process's zenoh, when its admin space said (with [`LinkShmCause::ZenohVersion`]
     /// it always did).
     pub peer_zenoh: Option<ZenohVersion>,
+    /// With [`LinkShmCause::HandshakeSegment`]: which segment could not be opened.
+    pub handshake: Option<HandshakeTrouble>,
+}
+
+/// Which handshake segment could not be opened ([`LinkShmCause::HandshakeSegment`]). When a link
+/// opens, each process opens the other's small handshake segment in /dev/shm (zenoh's
+/// `<id>.zenoh`, made when its session starts); if either cannot, the link carries copies. zshm's
+/// copy of zenoh-shm records both sides of it (`third_party/zenoh-shm/PATCHES.md`, 6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandshakeTrouble {
+    /// This process's own handshake segment left /dev/shm while it runs: no link it opens from
+    /// now on can share memory, whatever the other side does.
+    OwnGone {
+        /// Its file in /dev/shm.
+        file: String,
+    },
+    /// This process could not open the handshake segment the other process named.
+    PeerUnreadable {
+        /// Its file in /dev/shm.
+        file: String,
+        /// Why: "it is not in /dev/shm", or the system's error.
+        error: String,
+    },
 }
 
 impl fmt::Display for LinkShmProblem {
@@ -55,6 +78,25 @@ impl fmt::Display for LinkShmProblem {
                     ),
                 }
             ),
+            LinkShmCause::HandshakeSegment => match &self.handshake {
+                Some(HandshakeTrouble::OwnGone { file }) => write!(
+                    f,
+                    "the link to {} carries copies over TCP: this process's shared-memory handshake segment \
+                     /dev/shm/{file} was removed while it runs, so no link it opens can share memory",
+                    self.peer
+                ),
+                Some(HandshakeTrouble::PeerUnreadable { file, error }) => write!(
+                    f,
+                    "the link to {} carries copies over TCP: this process could not open that process's \
+                     shared-memory handshake segment /dev/shm/{file} ({error})",
+                    self.peer
+                ),
+                None => write!(
+                    f,
+                    "the link to {} carries copies over TCP: a shared-memory handshake segment could not be opened",
+                    self.peer
+                ),
+            },
             LinkShmCause::ZenohVersion => match self.mismatch() {
                 Some(mismatch) => write!(f, "the link to {} carries copies over TCP: {mismatch}", self.peer),
                 None => write!(
@@ -161,7 +203,8 @@ pub(crate) async fn watch(
                 .map(|t| t.is_shm());
             if shm == Some(false) {
                 let peer_zenoh = peer_zenoh_version(&session, &zid.to_string()).await;
-                record(&watch, &stats, &dev_shm, zid.to_string(), peer_zenoh);
+                let handshake = handshake_trouble(&dev_shm, opened.into_std());
+                record(&watch, &stats, &dev_shm, zid.to_string(), peer_zenoh, handshake);
             }
             watch.pending.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         }
@@ -212,6 +255,7 @@ fn record(
     dev_shm: &std::path::Path,
     peer: String,
     peer_zenoh: Option<ZenohVersion>,
+    handshake: Option<HandshakeTrouble>,
 ) {
     {
         let mut seen = watch.seen.lock().expect("no panics while holding the seen set");
@@ -226,6 +270,8 @@ fn record(
     let other_uids = crate::shm::usage::foreign_segment_owners(dev_shm);
     let cause = if peer_zenoh.is_some_and(|theirs| !ZenohVersion::ours().shares_memory_with(theirs)) {
         LinkShmCause::ZenohVersion
+    } else if handshake.is_some() && other_uids.is_empty() {
+        LinkShmCause::HandshakeSegment
     } else if other_uids.is_empty() {
         LinkShmCause::PeerWithoutShm
     } else {
@@ -236,14 +282,17 @@ fn record(
         cause,
         other_uids,
         peer_zenoh,
+        handshake: handshake.filter(|_| cause == LinkShmCause::HandshakeSegment),
     };
     if stats.link_without_shm(cause) {
         match cause {
-            LinkShmCause::OtherUser | LinkShmCause::ZenohVersion => tracing::warn!(
-                cause = cause.label(),
-                "{problem}; fix: {} (counted; later links are not logged)",
-                problem.remedy()
-            ),
+            LinkShmCause::OtherUser | LinkShmCause::ZenohVersion | LinkShmCause::HandshakeSegment => {
+                tracing::warn!(
+                    cause = cause.label(),
+                    "{problem}; fix: {} (counted; later links are not logged)",
+                    problem.remedy()
+                )
+            }
             LinkShmCause::PeerWithoutShm => tracing::info!(
                 cause = cause.label(),
                 "{problem} (counted; later links are not logged)"
@@ -259,6 +308,32 @@ fn record(
     }
     problems.push(problem);
 }
+
+/// Whether a handshake segment kept the link opened at `opened` from sharing memory: this
+/// process's own left `dev_shm`, or it failed to open the other's while the link opened.
+fn handshake_trouble(dev_shm: &std::path::Path, opened: std::time::Instant) -> Option<HandshakeTrouble> {
+    if let Some(file) = zenoh_shm::handshake::own_segments()
+        .into_iter()
+        .find(|file| !dev_shm.join(file).exists())
+    {
+        return Some(HandshakeTrouble::OwnGone { file });
+    }
+    // The link event comes after the handshake; a failure of the same handshake is a little older.
+    let since = opened.checked_sub(HANDSHAKE_WINDOW).unwrap_or(opened);
+    let failure = zenoh_shm::handshake::open_failures_since(since).pop()?;
+    let error = if dev_shm.join(&failure.file).exists() {
+        failure.error
+    } else {
+        "it is not in /dev/shm".to_owned()
+    };
+    Some(HandshakeTrouble::PeerUnreadable {
+        file: failure.file,
+        error,
+    })
+}
+
+/// How long before a link's event its handshake may have failed to open the other's segment.
+const HANDSHAKE_WINDOW: Duration = Duration::from_secs(2);
 
 /// Link problems kept for [`LinkWatch::of`]: a router sees a new zenoh id for every restart of
 /// every node, so the list is bounded (each cause stays counted in the stats).

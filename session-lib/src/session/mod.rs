@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use self::lane::LaneSlot;
-pub use self::links::LinkShmProblem;
 use self::links::LinkWatch;
+pub use self::links::{HandshakeTrouble, LinkShmProblem};
 use self::report::{Histograms, ReportSource};
 use crate::config::{self, ConfigError, ConfigRequest, ConfigSource, Environment, Role};
 use crate::lane::{LaneContext, LaneStatus, LaneUnavailable};

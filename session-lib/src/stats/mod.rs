@@ -112,14 +112,19 @@ pub enum LinkShmCause {
     /// The other process runs a zenoh whose shared-memory handshake differs from this one's
     /// (zenoh 1.10 against an earlier release, see `shm::compat`).
     ZenohVersion,
+    /// A handshake segment (the small /dev/shm file through which two processes agree on
+    /// shared memory when a link opens) could not be opened: this process's own was removed
+    /// while it runs, or the other process's could not be opened.
+    HandshakeSegment,
 }
 
 impl LinkShmCause {
     /// Every variant, in label order.
-    pub const ALL: [LinkShmCause; 3] = [
+    pub const ALL: [LinkShmCause; 4] = [
         LinkShmCause::OtherUser,
         LinkShmCause::PeerWithoutShm,
         LinkShmCause::ZenohVersion,
+        LinkShmCause::HandshakeSegment,
     ];
 
     /// The Prometheus `reason` label.
@@ -128,6 +133,7 @@ impl LinkShmCause {
             LinkShmCause::OtherUser => "other_user",
             LinkShmCause::PeerWithoutShm => "peer_without_shm",
             LinkShmCause::ZenohVersion => "zenoh_version",
+            LinkShmCause::HandshakeSegment => "handshake_segment",
         }
     }
 
@@ -135,13 +141,17 @@ impl LinkShmCause {
     pub fn remedy(self) -> &'static str {
         match self {
             LinkShmCause::OtherUser => {
-                "run the processes that exchange large messages as one user (zenoh 1.10.2 cannot share its segments with a group)"
+                "run the processes that exchange large messages as one user (zenoh's segments are private to their owner)"
             }
             LinkShmCause::PeerWithoutShm => {
                 "enable transport/shared_memory in that process's config (`zshm doctor` shows which side has it off)"
             }
             LinkShmCause::ZenohVersion => {
                 "run processes of one zenoh line on both sides (`zshm doctor` names each process's zenoh)"
+            }
+            LinkShmCause::HandshakeSegment => {
+                "restart the process whose handshake segment left /dev/shm, and find what removes zenoh's files there \
+                 (a cleanup script, a container's /dev/shm, `rm /dev/shm/*`)"
             }
         }
     }
@@ -151,6 +161,7 @@ impl LinkShmCause {
             LinkShmCause::OtherUser => 0,
             LinkShmCause::PeerWithoutShm => 1,
             LinkShmCause::ZenohVersion => 2,
+            LinkShmCause::HandshakeSegment => 3,
         }
     }
 }
@@ -269,6 +280,10 @@ pub struct StatsSnapshot {
     /// Links to processes of this host that carry no SHM because those run a zenoh whose
     /// shared-memory handshake differs.
     pub links_without_shm_zenoh_version: u64,
+    /// Links to processes of this host that carry no SHM because a handshake segment could not
+    /// be opened.
+    #[serde(default)]
+    pub links_without_shm_handshake: u64,
     /// Samples dropped by RELIABLE, KEEP_LAST subscriptions whose callback did not keep up.
     pub overflow_keep_last_reliable: u64,
     /// Samples dropped by BEST_EFFORT, KEEP_LAST subscriptions whose callback did not keep up.
@@ -361,6 +376,7 @@ impl StatsSnapshot {
             LinkShmCause::OtherUser => self.links_without_shm_other_user,
             LinkShmCause::PeerWithoutShm => self.links_without_shm_peer_off,
             LinkShmCause::ZenohVersion => self.links_without_shm_zenoh_version,
+            LinkShmCause::HandshakeSegment => self.links_without_shm_handshake,
         }
     }
 
@@ -463,6 +479,7 @@ impl SessionStats {
             links_without_shm_other_user: get(&self.links_without_shm[0]),
             links_without_shm_peer_off: get(&self.links_without_shm[1]),
             links_without_shm_zenoh_version: get(&self.links_without_shm[2]),
+            links_without_shm_handshake: get(&self.links_without_shm[3]),
             overflow_keep_last_reliable: get(&self.overflows[0]),
             overflow_keep_last_best_effort: get(&self.overflows[1]),
             overflow_keep_all_reliable: get(&self.overflows[2]),

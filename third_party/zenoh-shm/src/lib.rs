@@ -58,6 +58,7 @@ pub mod api;
 mod cleanup;
 // zshm patch: segments a reader no longer uses are unmapped (PATCHES.md, 1).
 mod eviction;
+pub mod handshake;
 pub mod header;
 pub mod init;
 pub mod metadata;

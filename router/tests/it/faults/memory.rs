@@ -415,3 +415,78 @@ fn a_receiver_stalled_for_400_ms_loses_no_cloud() {
     assert!(summary["shm_share"].as_f64().unwrap() > 0.9, "{summary}");
     camera.stop();
 }
+
+/// A process's handshake segment (the small /dev/shm file through which zenoh agrees on shared
+/// memory when a link opens) removed while it runs: every link opened afterwards carries
+/// copies. Both sides say the true cause, each once (zshm's copy of zenoh-shm records it,
+/// third_party/zenoh-shm/PATCHES.md, 6); before, both blamed the other side's config ("that
+/// process has shared memory off").
+#[test]
+fn a_removed_handshake_segment_is_named_on_both_sides_of_a_new_link() {
+    let ns = PrivateShm::new("512m");
+    let router = router_in(&ns, "tcp/127.0.0.1:0");
+    let e = router.locator.as_str();
+    // The router's handshake segment: the only zenoh file it maps, a few bytes long.
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let handshake = loop {
+        let mapped = mapped_segments(router.proc.pid());
+        let small: Vec<String> = ns
+            .segments()
+            .into_iter()
+            .map(|s| s.name)
+            .filter(|name| {
+                name.ends_with(".zenoh")
+                    && mapped.contains(&format!("/dev/shm/{name}"))
+                    && std::fs::metadata(format!("{}/{name}", ns.dir())).is_ok_and(|m| m.len() <= 64)
+            })
+            .collect();
+        if let [one] = &small[..] {
+            break one.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the router maps {mapped:?}; /dev/shm holds {:?}\n{}",
+            ns.segments(),
+            router.proc.dump()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::fs::remove_file(format!("{}/{handshake}", ns.dir())).unwrap();
+
+    let mut camera = ns
+        .zshm("camera", &[&["cam-pub", "-e", e][..], &SMALL_CLOUD].concat())
+        .start();
+    let theirs = camera.wait_for_stderr("the camera's word on its link", |l| l.contains("carries copies"));
+    assert!(
+        theirs.contains(&format!(
+            "could not open that process's shared-memory handshake segment /dev/shm/{handshake} (it is not in /dev/shm)"
+        )),
+        "{theirs}"
+    );
+    let ours = router
+        .proc
+        .wait_for_stderr("the router's word on the link", |l| l.contains("carries copies"));
+    assert!(
+        ours.contains(&format!(
+            "this process's shared-memory handshake segment /dev/shm/{handshake} was removed"
+        )),
+        "{ours}"
+    );
+    // A second link: counted, not said again, and still not blamed on the other side's config.
+    let mut probe = ns.zshm("probe", &windowed_probe(e)).start();
+    probe.wait_for_stderr("the probe's word on its link", |l| l.contains("carries copies"));
+    probe.signal(Signal::SIGINT);
+    assert_eq!(probe.wait_exit(), 0, "{}", probe.dump());
+    camera.stop();
+    for (who, stderr) in [("router", router.proc.stderr()), ("camera", camera.stderr())] {
+        assert_eq!(
+            stderr.matches("carries copies").count(),
+            1,
+            "{who} said it once\n{stderr}"
+        );
+        assert!(
+            !stderr.contains("has shared memory off"),
+            "{who} blamed the other side\n{stderr}"
+        );
+    }
+}

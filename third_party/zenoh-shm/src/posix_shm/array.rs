@@ -66,6 +66,10 @@ where
 
         let alloc_size = NonZeroUsize::try_from(elem_count.get() * size_of::<Elem>())?;
         let inner = Segment::create(alloc_size)?;
+        // zshm patch (PATCHES.md, 6): remember this process's handshake segment.
+        if crate::handshake::is_handshake::<Elem>() {
+            crate::handshake::created(inner.id());
+        }
         Ok(Self {
             inner,
             _phantom: PhantomData,
@@ -73,7 +77,13 @@ where
     }
 
     pub fn open(id: ID) -> ZResult<Self> {
-        let inner = Segment::open(id)?;
+        // zshm patch (PATCHES.md, 6): remember another process's handshake segment that this one
+        // could not open.
+        let inner = Segment::open(id).inspect_err(|error| {
+            if crate::handshake::is_handshake::<Elem>() {
+                crate::handshake::open_failed(id, error);
+            }
+        })?;
         Ok(Self {
             inner,
             _phantom: PhantomData,
@@ -123,5 +133,19 @@ where
             assert!(self.inner.len().get() > index as usize * size_of::<Elem>());
         }
         index.as_()
+    }
+}
+
+// zshm patch (PATCHES.md, 6): a handshake segment dropped with its session is no longer this
+// process's.
+impl<ID, Elem, ElemIndex> Drop for ArrayInSHM<ID, Elem, ElemIndex>
+where
+    rand::distributions::Standard: rand::distributions::Distribution<ID>,
+    ID: shm::SegmentID,
+{
+    fn drop(&mut self) {
+        if crate::handshake::is_handshake::<Elem>() {
+            crate::handshake::dropped(self.inner.id());
+        }
     }
 }
