@@ -32,6 +32,8 @@ pub struct LaneRoute {
     /// The lane keeps history for late joiners: every message goes through it, subscribers or not.
     keeps_history: bool,
     state: AtomicU64,
+    /// Bumped by [`force_zenoh`](Self::force_zenoh): an evaluation that began before it is stale.
+    forced: AtomicU64,
     last_zenoh_sequence: AtomicI64,
     changed: tokio::sync::Notify,
 }
@@ -45,6 +47,7 @@ impl LaneRoute {
             sender,
             keeps_history,
             state: AtomicU64::new(ZENOH_NEEDED),
+            forced: AtomicU64::new(0),
             last_zenoh_sequence: AtomicI64::new(0),
             changed: tokio::sync::Notify::new(),
         }
@@ -56,13 +59,44 @@ impl LaneRoute {
     }
 
     /// Records an evaluation: whether zenoh has subscribers the lane does not serve, given
-    /// `lane_subscribers` lane subscribers at the time.
-    pub fn set(&self, zenoh_needed: bool, lane_subscribers: usize) {
+    /// `lane_subscribers` lane subscribers at the time. `begun` is [`epoch`](Self::epoch) read
+    /// before the evaluation looked at anything: an evaluation that [`force_zenoh`](Self::force_zenoh)
+    /// overtook is dropped (the caller looks again), so it cannot turn zenoh off for a subscriber
+    /// it did not know.
+    pub fn set(&self, begun: u64, zenoh_needed: bool, lane_subscribers: usize) {
         let flag = if zenoh_needed { ZENOH_NEEDED } else { 0 };
-        self.state.store(
-            flag | (lane_subscribers as u64 & !ZENOH_NEEDED),
-            Ordering::Release,
-        );
+        let new = flag | (lane_subscribers as u64 & !ZENOH_NEEDED);
+        let mut current = self.state.load(Ordering::Acquire);
+        loop {
+            if self.forced.load(Ordering::Acquire) != begun {
+                return;
+            }
+            match self
+                .state
+                .compare_exchange_weak(current, new, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(actual) => current = actual,
+            }
+        }
+        // A force between the check and the store: put its flag back.
+        if self.forced.load(Ordering::Acquire) != begun {
+            self.state.fetch_or(ZENOH_NEEDED, Ordering::AcqRel);
+        }
+    }
+
+    /// Sends through zenoh from the next message on, until an evaluation that began after this
+    /// call says otherwise: called when a subscriber announces itself, before zenoh routes any
+    /// message to it, so that one it receives through zenoh is never followed by one that
+    /// skipped zenoh while the evaluator did not know it yet.
+    pub fn force_zenoh(&self) {
+        self.forced.fetch_add(1, Ordering::AcqRel);
+        self.state.fetch_or(ZENOH_NEEDED, Ordering::AcqRel);
+    }
+
+    /// The count of [`force_zenoh`](Self::force_zenoh) calls so far, for [`set`](Self::set).
+    pub fn epoch(&self) -> u64 {
+        self.forced.load(Ordering::Acquire)
     }
 
     /// Whether the last evaluation let messages skip zenoh.

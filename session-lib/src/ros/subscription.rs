@@ -234,6 +234,13 @@ impl NodeBase {
                 from_zenoh.zenoh(sample)
             })
             .await?;
+        // Announced as soon as zenoh can deliver to it (rmw_zenoh's order), and before the lane
+        // starts (a few milliseconds): a lane publisher that skips zenoh learns of it from this
+        // token and sends through zenoh again. Zenoh routes to the subscription from its
+        // declaration on, so a message it gets through zenoh before the publisher knows it could
+        // be followed by one that skipped zenoh; the shorter that window, the rarer (the
+        // publisher closes the rest, see `ros::lane::publisher`).
+        let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
         if lane
             && let Some(started) =
                 lane_subscription::start(self.session(), &info, &key, entity.paths.clone()).await
@@ -244,7 +251,6 @@ impl NodeBase {
                 .watch(registration.wait_set())
                 .map_err(|err| NodeError::Executor(err.into()))?;
         }
-        let token = declare_token(self.session(), liveliness::endpoint_token(&info)).await?;
         Ok(Subscription {
             _receiver: receiver,
             _registration: registration,

@@ -6,7 +6,16 @@
 //! its session and its GID) and its lane's subscribers (named by GID). zenoh is skipped only when
 //! every ROS subscription is a lane subscriber. Anything else keeps zenoh:
 //!
-//! * a new ROS subscription is seen with its token, at once;
+//! * a new ROS subscription is seen with its token, at once: its token's callback forces zenoh
+//!   on before anything else, and an evaluation that began before it cannot turn zenoh off
+//!   ([`LaneRoute::set`]). A subscription that zenoh already routes to (its declaration comes
+//!   just before its token) could otherwise get a message through zenoh, while zenoh was on for
+//!   another joiner, and miss the next, sent through the lane alone before the publisher knew
+//!   it. Limit: the window between the subscription's declaration and its token remains (the
+//!   token comes right after the declaration, before the subscription's lane starts). Measured
+//!   with nine subscribers joining a stream 20 ms apart (BENCHMARKS.md, "A lane sized to its
+//!   subscribers"): a gap after a subscriber's first message in 2 runs of 8 before, 0 of 15
+//!   after on an idle machine, 2 of 8 after with three busy loops beside it;
 //! * a TRANSIENT_LOCAL publisher always uses zenoh too, so that zenoh's cache answers late
 //!   rmw_zenoh joiners, and always its lane, which keeps the history; it connects new lane
 //!   subscribers at once to hand them that history.
@@ -152,9 +161,17 @@ impl Watcher {
         let (tx, events) = flume::unbounded::<GraphEvent>();
         let session = &self.session;
         let watch = |key: String| {
-            let tx = tx.clone();
+            let (tx, route) = (tx.clone(), self.route.clone());
             GraphWatch::with_callback(session, key, move |event| {
+                // Queued first, forced after: an evaluation that the force does not make stale
+                // (it began after it) finds the token in the queue.
                 let _ = tx.send(event.clone());
+                if event.alive {
+                    // On zenoh's receiving thread, as the token arrives (right behind the
+                    // subscription's own declaration): zenoh carries every message from here
+                    // until an evaluation that knows the token (below).
+                    route.force_zenoh();
+                }
             })
         };
         let declared = match watch(tokens).await {
@@ -196,6 +213,7 @@ impl Watcher {
                 _ = self.route.changed() => {}
                 _ = tokio::time::sleep_until(aligned(period)) => {}
             }
+            let begun = self.route.epoch();
             while let Ok(event) = events.try_recv() {
                 someone_left |= self.apply(event);
             }
@@ -227,7 +245,7 @@ impl Watcher {
                     }
                 );
             }
-            self.route.set(needed, count);
+            self.route.set(begun, needed, count);
         }
     }
 
