@@ -407,6 +407,11 @@ impl Exporter {
                 lane.switch_gaps,
             ),
             (
+                "zshm_lane_queue_drops_total",
+                "Messages a lane subscriber never read because its queue was full when they came (it did not keep up).",
+                lane.queue_drops,
+            ),
+            (
                 "zshm_lane_blocked_discards_total",
                 "Messages a RELIABLE + KEEP_ALL lane publisher gave up delivering to a subscriber full for too long.",
                 lane.blocked_discards,

@@ -208,6 +208,7 @@ impl LaneReceiver {
             slots: Vec::new(),
             handler: Box::new(handler),
             warned_borrows: false,
+            warned_queue: false,
             wait_set: None,
             bell: None,
         };
@@ -314,9 +315,22 @@ struct Slot {
     _event: EventService<Svc>,
     listener: Listener<Svc>,
     subscriber: Subscriber<Svc, [u8], LaneHeader>,
+    /// The sequence number of the last message read (0: none yet).
+    last_sequence: i64,
 }
 
 impl Slot {
+    /// Notes that the message with `header` was read, and returns how many messages before it,
+    /// since the last one read, the lane alone carried and this slot never read: its queue was
+    /// full when they came (a KEEP_LAST queue overwrote them; a KEEP_ALL publisher gave up after
+    /// [`super::sender::BLOCK_LIMIT`]). Messages up to `zenoh_until` went through zenoh too,
+    /// which answers for them; before the first message read nothing was promised (history
+    /// and joining).
+    fn note_read(&mut self, header: &LaneHeader) -> u64 {
+        let last = std::mem::replace(&mut self.last_sequence, header.sequence);
+        unread_before(last, header)
+    }
+
     fn descriptor(&self) -> BorrowedFd<'_> {
         // SAFETY: the listener's descriptor stays open as long as the listener, which the slot
         // holds; the slot leaves the wait set (in `detach` or `close`) before it drops.
@@ -332,6 +346,8 @@ struct State {
     slots: Vec<Option<Slot>>,
     handler: Box<dyn FnMut(LaneEvent) + Send>,
     warned_borrows: bool,
+    /// Whether a queue drop was logged already (each is counted).
+    warned_queue: bool,
     /// Where the descriptors are watched; `None` before [`LaneReceiver::watch`] and after
     /// [`LaneReceiver::close`].
     wait_set: Option<Arc<dyn WaitSet>>,
@@ -483,6 +499,7 @@ impl State {
             _event: event,
             listener,
             subscriber,
+            last_sequence: 0,
         })
     }
 
@@ -505,12 +522,26 @@ impl State {
     /// Hands every waiting message of one publisher to the handler.
     fn drain(&mut self, index: usize) {
         loop {
-            let Some(Some(slot)) = self.slots.get(index) else {
+            let Some(Some(slot)) = self.slots.get_mut(index) else {
                 return;
             };
             match slot.subscriber.receive() {
                 Ok(Some(sample)) => {
-                    self.ctx.stats().lane().received(sample.payload().len());
+                    let lost = slot.note_read(sample.user_header());
+                    let stats = self.ctx.stats().lane();
+                    stats.received(sample.payload().len());
+                    if lost > 0 {
+                        stats.queue_drops(lost);
+                        if !std::mem::replace(&mut self.warned_queue, true) {
+                            tracing::warn!(
+                                publisher = slot.id,
+                                "lane: {lost} messages of a publisher were dropped before this subscription read \
+                                 them: its queue of {} was full, it did not keep up (counted in \
+                                 zshm_lane_queue_drops_total; not logged again)",
+                                slot.subscriber.buffer_size()
+                            );
+                        }
+                    }
                     let sample = LaneSample {
                         sample,
                         wake: self.wake.clone(),
@@ -541,6 +572,16 @@ impl State {
     }
 }
 
+/// The messages between the last one read (`last`, 0 for none) and the one with `header` that
+/// only the lane carried (see [`Slot::note_read`]).
+fn unread_before(last: i64, header: &LaneHeader) -> u64 {
+    if last == 0 {
+        return 0;
+    }
+    let lane_only_from = last.max(header.zenoh_until) + 1;
+    u64::try_from(header.sequence - lane_only_from).unwrap_or(0)
+}
+
 fn failure(reason: LaneFallback, error: String) -> AttachFailure {
     AttachFailure { reason, error }
 }
@@ -561,6 +602,29 @@ fn classify(err: impl std::fmt::Debug) -> AttachFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_messages_the_lane_alone_carried_and_the_slot_never_read_count_as_dropped() {
+        let header = |sequence, zenoh_until| LaneHeader::new(sequence, zenoh_until, &[]).unwrap();
+        assert_eq!(
+            unread_before(0, &header(40, 0)),
+            0,
+            "nothing promised before the first"
+        );
+        assert_eq!(unread_before(7, &header(8, 0)), 0, "the next one");
+        assert_eq!(unread_before(7, &header(12, 0)), 4, "8 to 11 overwritten");
+        assert_eq!(
+            unread_before(7, &header(12, 10)),
+            1,
+            "8 to 10 went through zenoh too"
+        );
+        assert_eq!(
+            unread_before(7, &header(12, 11)),
+            0,
+            "all of them went through zenoh too"
+        );
+        assert_eq!(unread_before(7, &header(7, 0)), 0, "never negative");
+    }
 
     #[test]
     fn fired_slots_are_taken_once_and_high_slots_share_the_last_bit() {

@@ -97,6 +97,7 @@ pub struct LaneStats {
     zenoh_skipped: AtomicU64,
     duplicates_dropped: AtomicU64,
     switch_gaps: AtomicU64,
+    queue_drops: AtomicU64,
     blocked_discards: AtomicU64,
     borrow_stalls: AtomicU64,
     doorbell_rings: AtomicU64,
@@ -123,6 +124,10 @@ pub struct LaneStatsSnapshot {
     /// Times a subscriber switching from zenoh to the lane stopped waiting for messages zenoh
     /// still owed it (they are then missing, as with any loss).
     pub switch_gaps: u64,
+    /// Messages a lane subscriber never read because its queue was full when they came (it did
+    /// not keep up): a KEEP_LAST queue overwrote them, or a KEEP_ALL publisher gave up.
+    #[serde(default)]
+    pub queue_drops: u64,
     /// Messages a RELIABLE + KEEP_ALL publisher gave up delivering to a subscriber that stayed
     /// full for too long (a stuck or dead process).
     pub blocked_discards: u64,
@@ -174,6 +179,10 @@ impl LaneStats {
         add(&self.switch_gaps, 1);
     }
 
+    pub(crate) fn queue_drops(&self, messages: u64) {
+        add(&self.queue_drops, messages);
+    }
+
     pub(crate) fn blocked_discard(&self) {
         add(&self.blocked_discards, 1);
     }
@@ -204,6 +213,7 @@ impl LaneStats {
             zenoh_skipped: get(&self.zenoh_skipped),
             duplicates_dropped: get(&self.duplicates_dropped),
             switch_gaps: get(&self.switch_gaps),
+            queue_drops: get(&self.queue_drops),
             blocked_discards: get(&self.blocked_discards),
             borrow_stalls: get(&self.borrow_stalls),
             doorbell_rings: get(&self.doorbell_rings),
@@ -233,8 +243,10 @@ mod tests {
         stats.received(40);
         stats.received(2);
         stats.zenoh_skipped();
+        stats.queue_drops(3);
         stats.fallback(LaneFallback::QosMismatch);
         let s = stats.snapshot();
+        assert_eq!(s.queue_drops, 3);
         assert_eq!((s.published_messages, s.published_bytes), (1, 100));
         assert_eq!((s.received_messages, s.received_bytes), (2, 42));
         assert_eq!(s.zenoh_skipped, 1);

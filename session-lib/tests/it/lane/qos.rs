@@ -139,6 +139,70 @@ async fn keep_all_reliable_through_the_lane_waits_for_a_slow_subscriber_and_lose
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_a_slow_keep_last_subscriber_never_read_on_the_lane_are_counted() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (b, listener) = net.node("listener").await;
+    let log: Log = Arc::default();
+    // The callback holds the executor on the first message until the test opens the gate: the
+    // lane's queue of 16 fills meanwhile, and KEEP_LAST overwrites its oldest.
+    let (open, gate) = flume::bounded::<()>(1);
+    let logged = record(&log);
+    let _subscription = listener
+        .create_subscription::<std_msgs::String>("/it/lane/slow", QosProfile::keep_last(16), move |sample| {
+            let first = sample.sequence_number() == 1;
+            logged(sample);
+            if first {
+                let _ = gate.recv_timeout(DEADLINE);
+            }
+        })
+        .await
+        .unwrap();
+    let (a, talker) = net.node("talker").await;
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/slow", QosProfile::keep_last(16))
+        .await
+        .unwrap();
+    until("the lane serves every subscriber", || publisher.skips_zenoh()).await;
+    publisher.publish(&text(1)).await.unwrap();
+    until("the first message is in the callback", || {
+        log.lock().unwrap().len() == 1
+    })
+    .await;
+    const SENT: i64 = 60;
+    for n in 2..=SENT {
+        publisher.publish(&text(n as u64)).await.unwrap();
+    }
+    assert_eq!(
+        a.stats().snapshot().lane.published_messages,
+        SENT as u64,
+        "all through the lane"
+    );
+    open.send(()).unwrap();
+    until_or(
+        || log.lock().unwrap().last().is_some_and(|(seq, _)| *seq == SENT),
+        || format!("{:?}, {:?}", log.lock().unwrap(), b.stats().snapshot().lane),
+    )
+    .await;
+    let seqs: Vec<i64> = log.lock().unwrap().iter().map(|(seq, _)| *seq).collect();
+    let read = seqs.len() as i64;
+    // The first, then the newest ones the queue kept, in order.
+    assert_eq!(seqs[0], 1);
+    assert_eq!(seqs[1..], (SENT - read + 2..=SENT).collect::<Vec<_>>());
+    let stats = b.stats().snapshot();
+    assert!(
+        read < SENT,
+        "the queue of 16 cannot have kept 59 messages: {seqs:?}"
+    );
+    assert_eq!(
+        stats.lane.queue_drops,
+        (SENT - read) as u64,
+        "every message never read is counted: {:?}",
+        stats.lane
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_depth_the_lane_cannot_hold_stays_on_zenoh_and_is_counted() {
     let domain = Domain::new();
     let net = Net::start(domain.env()).await;

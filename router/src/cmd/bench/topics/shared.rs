@@ -144,10 +144,11 @@ impl NodeReport {
                 + s.overflow_keep_all_reliable
                 + s.overflow_keep_all_best_effort;
             line += &format!(
-                "; lane: published {}, received {}, fallbacks {}, borrow stalls {}, doorbell rings {}, \
-                 direct wake-ups {}; zenoh: published {}, received {}; queue overflows {overflows}",
+                "; lane: published {}, received {}, queue drops {}, fallbacks {}, borrow stalls {}, \
+                 doorbell rings {}, direct wake-ups {}; zenoh: published {}, received {}; queue overflows {overflows}",
                 s.lane.published_messages,
                 s.lane.received_messages,
+                s.lane.queue_drops,
                 s.lane.fallbacks.iter().sum::<u64>(),
                 s.lane.borrow_stalls,
                 s.lane.doorbell_rings,
