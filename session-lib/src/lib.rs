@@ -92,7 +92,7 @@ pub use shm::{ShmStatus, ShmUnavailable};
 pub mod internal {
     /// The same-host lane's domain and cleanup.
     pub mod lane {
-        pub use crate::lane::{BellAddress, MAX_SUBSCRIBERS, clean, domain};
+        pub use crate::lane::{BellAddress, MAX_SUBSCRIBERS, clean, domain, generation};
     }
     /// zenoh's SHM segments, /dev/shm, and zenoh's versions.
     pub mod shm {

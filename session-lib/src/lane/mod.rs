@@ -35,6 +35,7 @@
 pub mod clean;
 pub mod domain;
 pub mod doorbell;
+pub mod generation;
 
 mod context;
 mod header;
@@ -46,7 +47,7 @@ pub use context::LaneContext;
 pub use doorbell::{BellAddress, Doorbell, DoorbellError};
 pub use header::LaneHeader;
 pub use receiver::{DOORBELL_SLOT, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile, WaitSet};
-pub use sender::{LaneLoan, LaneSendError, LaneSender, SenderProfile};
+pub use sender::{LaneLoan, LaneSendError, LaneSender, SenderProfile, Sent};
 pub use status::{LaneStatus, LaneUnavailable};
 
 /// The iceoryx2 service flavour: ports and samples may move between threads.
@@ -62,21 +63,9 @@ pub const SUBSCRIBER_MAX_BORROWED: usize = SUBSCRIBER_MAX_BUFFER + 4;
 /// The most messages a TRANSIENT_LOCAL lane publisher keeps for late joiners.
 pub const MAX_HISTORY: usize = SUBSCRIBER_MAX_BUFFER;
 
-/// Subscribers one publisher's lane serves; more use zenoh.
+/// Subscribers one publisher's lane serves at most, in its last generation
+/// ([`generation`]); more use zenoh.
 pub const MAX_SUBSCRIBERS: usize = 32;
-
-/// Processes that may have one publisher's lane open.
-pub const MAX_NODES: usize = MAX_SUBSCRIBERS + 8;
 
 /// Loans a publisher may hold at once.
 pub const MAX_LOANS: usize = 4;
-
-/// The iceoryx2 name of a publisher's data service.
-pub fn data_service(id: &str) -> String {
-    format!("zshm/{id}")
-}
-
-/// The iceoryx2 name of a publisher's wake-up service.
-pub fn event_service(id: &str) -> String {
-    format!("zshm/{id}/wake")
-}

@@ -21,6 +21,7 @@
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
+use std::time::{Duration, Instant};
 
 use iceoryx2::port::ReceiveError;
 use iceoryx2::port::listener::Listener;
@@ -31,10 +32,12 @@ use iceoryx2::service::port_factory::event::PortFactory as EventService;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 use nix::sys::eventfd::{EfdFlags, EventFd};
 
+use super::Svc;
 use super::context::LaneContext;
 use super::doorbell::{BellAddress, take_until_settled};
+use super::generation::{self, LAST_GENERATION};
 use super::header::LaneHeader;
-use super::{Svc, data_service, event_service};
+use super::sender::SenderProfile;
 use crate::stats::LaneFallback;
 
 /// How a subscription receives through the lane.
@@ -162,9 +165,17 @@ impl Wake {
 }
 
 enum Control {
-    Attach { id: String, history: usize },
+    Attach {
+        id: String,
+        history: usize,
+        publisher: SenderProfile,
+    },
     Detach(String),
 }
+
+/// How often a receiver whose publisher left a generation looks whether it moved to a higher
+/// one ([`super::generation`]): a look lists a few files.
+const MOVE_CHECK: Duration = Duration::from_millis(100);
 
 /// The receiving end of one subscription. Whoever serves it gives it a [`WaitSet`]
 /// ([`watch`](Self::watch)), reports the slots that fire ([`fired`](Self::fired)) and then calls
@@ -211,6 +222,7 @@ impl LaneReceiver {
             warned_queue: false,
             wait_set: None,
             bell: None,
+            moved: Vec::new(),
         };
         Ok(Self {
             control,
@@ -281,13 +293,14 @@ impl LaneReceiver {
         }
     }
 
-    /// Starts receiving the publisher `id` through its lane, with up to `history` of its past
-    /// messages; the outcome arrives as [`LaneEvent::Attached`] at the next
-    /// [`process`](Self::process).
-    pub fn attach(&self, id: &str, history: usize) {
+    /// Starts receiving the publisher `id`, whose lane is configured for `publisher`, through
+    /// its lane, with up to `history` of its past messages; the outcome arrives as
+    /// [`LaneEvent::Attached`] at the next [`process`](Self::process).
+    pub fn attach(&self, id: &str, history: usize, publisher: SenderProfile) {
         self.send(Control::Attach {
             id: id.to_owned(),
             history,
+            publisher,
         });
     }
 
@@ -311,10 +324,15 @@ impl Drop for LaneReceiver {
 
 struct Slot {
     id: String,
-    _data: DataService<Svc, [u8], LaneHeader>,
+    /// The lane's generation it is attached to, and the publisher's profile that configures it.
+    generation: u32,
+    publisher: SenderProfile,
+    data: DataService<Svc, [u8], LaneHeader>,
     _event: EventService<Svc>,
     listener: Listener<Svc>,
     subscriber: Subscriber<Svc, [u8], LaneHeader>,
+    /// When it last looked whether its publisher moved to a higher generation.
+    looked_for_move: Option<Instant>,
     /// The sequence number of the last message read (0: none yet).
     last_sequence: i64,
 }
@@ -329,6 +347,23 @@ impl Slot {
     fn note_read(&mut self, header: &LaneHeader) -> u64 {
         let last = std::mem::replace(&mut self.last_sequence, header.sequence);
         unread_before(last, header)
+    }
+
+    /// Whether its publisher left its generation for a higher one: the generation has no
+    /// publisher, and a higher one exists (looked at most every [`MOVE_CHECK`]).
+    fn publisher_moved(&mut self, node: &Node<Svc>) -> bool {
+        if self.generation == LAST_GENERATION || self.data.dynamic_config().number_of_publishers() > 0 {
+            return false;
+        }
+        let now = Instant::now();
+        if self
+            .looked_for_move
+            .is_some_and(|at| now.duration_since(at) < MOVE_CHECK)
+        {
+            return false;
+        }
+        self.looked_for_move = Some(now);
+        generation::highest(node, &self.id, self.generation) > self.generation
     }
 
     fn descriptor(&self) -> BorrowedFd<'_> {
@@ -354,6 +389,9 @@ struct State {
     /// The doorbell publishers ring for it, asked for at the first attach; `Some(None)` when
     /// it has none.
     bell: Option<Option<BellAddress>>,
+    /// Slots whose publisher moved to a higher generation: attached there at the end of
+    /// [`State::process`].
+    moved: Vec<usize>,
 }
 
 impl State {
@@ -407,14 +445,50 @@ impl State {
                 self.drain(index);
             }
         }
+        if !self.moved.is_empty() {
+            self.follow_moved_publishers();
+        }
+    }
+
+    /// Attaches the slots whose publisher moved to a higher generation there. Their messages
+    /// go through zenoh meanwhile: the publisher's new generation does not list them yet.
+    fn follow_moved_publishers(&mut self) {
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.sort_unstable();
+        moved.dedup();
+        for index in moved {
+            let Some(slot) = self.slots.get_mut(index).and_then(Option::take) else {
+                continue;
+            };
+            if let Some(wait_set) = &self.wait_set {
+                wait_set.remove(slot.descriptor());
+            }
+            let (id, publisher) = (slot.id.clone(), slot.publisher);
+            let result = self.attach(&id, 0, publisher);
+            drop(slot);
+            match result {
+                Ok(()) => tracing::debug!(
+                    publisher = id,
+                    "lane: followed the publisher to a larger generation"
+                ),
+                Err(failure) => (self.handler)(LaneEvent::Attached {
+                    id,
+                    result: Err(failure),
+                }),
+            }
+        }
     }
 
     /// Handles the queued control messages.
     fn control(&mut self) {
         while let Ok(control) = self.queue.try_recv() {
             match control {
-                Control::Attach { id, history } => {
-                    let result = self.attach(&id, history);
+                Control::Attach {
+                    id,
+                    history,
+                    publisher,
+                } => {
+                    let result = self.attach(&id, history, publisher);
                     (self.handler)(LaneEvent::Attached { id, result });
                 }
                 Control::Detach(id) => self.detach(&id),
@@ -422,7 +496,7 @@ impl State {
         }
     }
 
-    fn attach(&mut self, id: &str, history: usize) -> Result<(), AttachFailure> {
+    fn attach(&mut self, id: &str, history: usize, publisher: SenderProfile) -> Result<(), AttachFailure> {
         let Some(wait_set) = self.wait_set.clone() else {
             return Err(failure(LaneFallback::OpenFailed, "the receiver is closed".into()));
         };
@@ -437,7 +511,7 @@ impl State {
                 .flatten();
             self.bell = Some(bell);
         }
-        let slot = self.open(id, history)?;
+        let slot = self.open_largest(id, history, publisher)?;
         let index = match self.slots.iter().position(Option::is_none) {
             Some(free) => free,
             None => {
@@ -454,28 +528,40 @@ impl State {
         Ok(())
     }
 
+    /// Attaches in the highest generation of the publisher's lane that exists, or, when that one
+    /// is full, in the next, created to wait there for the publisher ([`super::generation`]).
+    fn open_largest(
+        &self,
+        id: &str,
+        history: usize,
+        publisher: SenderProfile,
+    ) -> Result<Slot, AttachFailure> {
+        let mut number = generation::highest(self.ctx.node(), id, 0);
+        loop {
+            match self.open(id, history, publisher, number) {
+                Err(failure) if failure.reason == LaneFallback::LaneFull && number < LAST_GENERATION => {
+                    number += 1;
+                }
+                opened => return opened,
+            }
+        }
+    }
+
     /// Opens the publisher's services; the listener comes first, so that a wake-up the publisher
     /// sends as soon as it sees the subscriber is not lost. The listener stays even when the
     /// receiver has a doorbell: a publisher that cannot ring it wakes the receiver through it.
-    fn open(&self, id: &str, history: usize) -> Result<Slot, AttachFailure> {
-        let node = self.ctx.node();
-        let name = |name: String| -> Result<ServiceName, AttachFailure> {
-            name.as_str()
-                .try_into()
-                .map_err(|err| failure(LaneFallback::OpenFailed, format!("{err:?}")))
-        };
-        let event = node
-            .service_builder(&name(event_service(id))?)
-            .event()
-            .open()
-            .map_err(classify)?;
+    /// Generation 0 is the publisher's own; a higher one is created when it does not exist.
+    fn open(
+        &self,
+        id: &str,
+        history: usize,
+        publisher: SenderProfile,
+        number: u32,
+    ) -> Result<Slot, AttachFailure> {
+        let services =
+            generation::services(self.ctx.node(), id, number, publisher, number > 0).map_err(classify)?;
+        let (data, event) = (services.data, services.event);
         let listener = event.listener_builder().create().map_err(classify)?;
-        let data = node
-            .service_builder(&name(data_service(id))?)
-            .publish_subscribe::<[u8]>()
-            .user_header::<LaneHeader>()
-            .open()
-            .map_err(classify)?;
         let limits = data.static_config();
         let buffer = self.profile.buffer.clamp(1, limits.subscriber_max_buffer_size());
         let own = &self.profile.port_name;
@@ -495,11 +581,14 @@ impl State {
             .map_err(classify)?;
         Ok(Slot {
             id: id.to_owned(),
-            _data: data,
+            generation: number,
+            publisher,
+            data,
             _event: event,
             listener,
             subscriber,
             last_sequence: 0,
+            looked_for_move: None,
         })
     }
 
@@ -521,6 +610,7 @@ impl State {
 
     /// Hands every waiting message of one publisher to the handler.
     fn drain(&mut self, index: usize) {
+        let mut received = 0usize;
         loop {
             let Some(Some(slot)) = self.slots.get_mut(index) else {
                 return;
@@ -547,8 +637,14 @@ impl State {
                         wake: self.wake.clone(),
                     };
                     (self.handler)(LaneEvent::Sample(sample));
+                    received += 1;
                 }
-                Ok(None) => return,
+                Ok(None) => {
+                    if received == 0 && slot.publisher_moved(self.ctx.node()) {
+                        self.moved.push(index);
+                    }
+                    return;
+                }
                 Err(ReceiveError::ExceedsMaxBorrows) => {
                     // The application holds as many messages of this publisher as it may: the
                     // rest waits in the queue until one is given back (which rings the eventfd).

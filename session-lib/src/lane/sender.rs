@@ -3,6 +3,8 @@
 //! publisher's segment ([`LaneLoan`]) and each send rings the subscribers' doorbells
 //! ([`super::doorbell`]), or wakes those without one through the publisher's event.
 //!
+//! The services grow with the subscribers, in generations ([`super::generation`]).
+//!
 //! The segment is static and sized from what is published: it starts with room for 4 KiB
 //! messages, and a larger message re-creates the port with a segment at least twice as big. The
 //! port exists from the start because a subscriber connects to the ports it finds when it
@@ -22,7 +24,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use iceoryx2::port::notifier::Notifier;
@@ -31,16 +33,12 @@ use iceoryx2::port::update_connections::UpdateConnections;
 use iceoryx2::port::{BackpressureAction, BackpressureInfo};
 use iceoryx2::prelude::*;
 use iceoryx2::sample_mut::SampleMut;
-use iceoryx2::service::port_factory::event::PortFactory as EventService;
-use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 
 use super::context::LaneContext;
 use super::doorbell::{BellAddress, Bells};
+use super::generation::{self, Services};
 use super::header::LaneHeader;
-use super::{
-    MAX_HISTORY, MAX_LOANS, MAX_NODES, MAX_SUBSCRIBERS, SUBSCRIBER_MAX_BORROWED, SUBSCRIBER_MAX_BUFFER, Svc,
-    data_service, event_service,
-};
+use super::{MAX_LOANS, Svc};
 
 /// The largest message the first segment holds; larger ones grow it.
 const FIRST_MAX_LEN: usize = 4096;
@@ -101,15 +99,25 @@ pub enum LaneSendError {
 pub struct LaneSender {
     ctx: Arc<LaneContext>,
     id: String,
-    data: DataService<Svc, [u8], LaneHeader>,
-    _event: EventService<Svc>,
+    profile: SenderProfile,
+    /// The generation the publisher sends in; replaced whole when it moves to a higher one.
+    current: RwLock<Generation>,
+    /// Generation 0's services, kept while the publisher lives: a subscriber looks there first,
+    /// and a lane whose generation 0 is gone looks like a publisher without a lane.
+    first: Services,
+    warned_blocked: Arc<AtomicBool>,
+}
+
+/// The publisher's side of one generation of its lane.
+#[derive(Debug)]
+struct Generation {
+    number: u32,
+    services: Services,
     /// The publisher's own wake-up event, for subscribers without a doorbell it can ring.
     notifier: Notifier<Svc>,
     /// The subscribers' doorbells ([`super::doorbell`]).
     bells: Mutex<Bells>,
     port: Mutex<Option<Port>>,
-    blocking: bool,
-    warned_blocked: Arc<AtomicBool>,
 }
 
 #[derive(Debug)]
@@ -124,6 +132,8 @@ struct Port {
 #[derive(Debug)]
 pub struct LaneLoan {
     sample: SampleMut<Svc, [u8], LaneHeader>,
+    /// The generation whose segment holds it.
+    generation: u32,
 }
 
 impl LaneLoan {
@@ -138,90 +148,213 @@ impl LaneLoan {
     }
 }
 
+/// What became of a sent loan.
+#[derive(Debug)]
+pub enum Sent {
+    /// Sent through the lane.
+    Reached,
+    /// Not sent: the publisher moved to a higher generation after the loan was taken, and the
+    /// subscribers of the loan's generation are leaving it. Send its bytes another way.
+    Moved(LaneLoan),
+}
+
 impl LaneSender {
     /// Creates the services of the publisher `id` (blocking, a few milliseconds). Subscribers
     /// find them by that id, so they must exist before the publisher announces itself.
     pub fn create(ctx: Arc<LaneContext>, id: &str, profile: SenderProfile) -> Result<Self, LaneSendError> {
+        let first = generation::services(ctx.node(), id, 0, profile, true).map_err(|error| {
+            LaneSendError::Create {
+                id: id.to_owned(),
+                error,
+            }
+        })?;
+        let current = Self::enter(&ctx, id, 0, profile)?;
+        let sender = Self {
+            ctx,
+            id: id.to_owned(),
+            profile,
+            current: RwLock::new(current),
+            first,
+            warned_blocked: Arc::default(),
+        };
+        let generation = sender.current.read().expect("not shared yet");
+        let port = sender.port_of(&generation.services, FIRST_MAX_LEN)?;
+        *generation.port.lock().expect("not shared yet") = Some(port);
+        drop(generation);
+        Ok(sender)
+    }
+
+    /// Opens (or creates) generation `number` for publishing, without a port yet.
+    fn enter(
+        ctx: &LaneContext,
+        id: &str,
+        number: u32,
+        profile: SenderProfile,
+    ) -> Result<Generation, LaneSendError> {
         let failed = |error: String| LaneSendError::Create {
             id: id.to_owned(),
             error,
         };
-        let name = |name: String| -> Result<ServiceName, LaneSendError> {
-            name.as_str().try_into().map_err(|err| failed(format!("{err:?}")))
-        };
-        let data = ctx
-            .node()
-            .service_builder(&name(data_service(id))?)
-            .publish_subscribe::<[u8]>()
-            .user_header::<LaneHeader>()
-            .subscriber_max_buffer_size(SUBSCRIBER_MAX_BUFFER)
-            .subscriber_max_borrowed_samples(SUBSCRIBER_MAX_BORROWED)
-            .history_size(profile.history.min(MAX_HISTORY))
-            .enable_safe_overflow(!profile.blocking)
-            .max_publishers(1)
-            .max_subscribers(MAX_SUBSCRIBERS)
-            .max_nodes(MAX_NODES)
-            .open_or_create()
-            .map_err(|err| failed(format!("{err:?}")))?;
-        let event = ctx
-            .node()
-            .service_builder(&name(event_service(id))?)
-            .event()
-            // The lane sends one kind of wake-up only (the default id, 0). A listener resets one
-            // counter per possible id each time it takes a wake-up (`try_wait`): with iceoryx2's
-            // default of 256 ids that was 256 atomic swaps per lane message, about a tenth of a
-            // lane subscriber thread's time at 200 topics (perf, BENCHMARKS.md).
-            .event_id_max_value(0)
-            .max_notifiers(1)
-            .max_listeners(MAX_SUBSCRIBERS)
-            .max_nodes(MAX_NODES)
-            .open_or_create()
-            .map_err(|err| failed(format!("{err:?}")))?;
-        let notifier = event
+        let services = generation::services(ctx.node(), id, number, profile, true).map_err(failed)?;
+        let notifier = services
+            .event
             .notifier_builder()
             .create()
             .map_err(|err| failed(format!("{err:?}")))?;
-        let sender = Self {
-            ctx,
-            id: id.to_owned(),
-            data,
-            _event: event,
+        Ok(Generation {
+            number,
+            services,
             notifier,
             bells: Mutex::default(),
             port: Mutex::new(None),
-            blocking: profile.blocking,
-            warned_blocked: Arc::default(),
-        };
-        let port = sender.port_of(FIRST_MAX_LEN)?;
-        *sender.port.lock().expect("not shared yet") = Some(port);
-        Ok(sender)
+        })
+    }
+
+    fn generation(&self) -> std::sync::RwLockReadGuard<'_, Generation> {
+        self.current.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether a send may wait for full subscribers (RELIABLE + KEEP_ALL).
     pub fn is_blocking(&self) -> bool {
-        self.blocking
+        self.profile.blocking
     }
 
-    /// Subscribers connected now (a dead process's stay counted until the dead-node cleanup).
+    /// Subscribers connected now to the generation it sends in (a dead process's stay counted
+    /// until the dead-node cleanup).
     pub fn subscriber_count(&self) -> usize {
-        self.data.dynamic_config().number_of_subscribers()
+        self.generation()
+            .services
+            .data
+            .dynamic_config()
+            .number_of_subscribers()
+    }
+
+    /// The generation it sends in ([`super::generation`]).
+    pub fn generation_number(&self) -> u32 {
+        self.generation().number
     }
 
     /// The names of the connected subscribers (zshm names them after their GID), without the
     /// doorbell their port names carry.
     pub fn subscriber_names(&self) -> Vec<String> {
         let mut names = Vec::new();
-        self.data.dynamic_config().list_subscribers(|details| {
-            names.push(BellAddress::parse(details.subscriber_name.as_str()).0.to_owned());
-            CallbackProgression::Continue
-        });
+        self.generation()
+            .services
+            .data
+            .dynamic_config()
+            .list_subscribers(|details| {
+                names.push(BellAddress::parse(details.subscriber_name.as_str()).0.to_owned());
+                CallbackProgression::Continue
+            });
         names
+    }
+
+    /// Whether the generation it sends in has no room for another subscriber.
+    pub fn is_full(&self) -> bool {
+        let current = self.generation();
+        current.services.data.dynamic_config().number_of_subscribers() >= generation::capacity(current.number)
+    }
+
+    /// Moves to the highest generation that exists, when a subscriber created one above the
+    /// current to wait in ([`super::generation`]); true when it moved. Blocking: it waits for
+    /// sends in progress, a blocking one up to [`BLOCK_LIMIT`].
+    pub fn grow_if_asked(&self) -> bool {
+        let (from, max_len) = {
+            let current = self.generation();
+            if current.number >= generation::LAST_GENERATION {
+                return false;
+            }
+            let max_len = current
+                .port
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+                .map_or(FIRST_MAX_LEN, |port| port.max_len);
+            (current.number, max_len)
+        };
+        let to = generation::highest(self.ctx.node(), &self.id, from);
+        if to == from {
+            return false;
+        }
+        let next = Self::enter(&self.ctx, &self.id, to, self.profile).and_then(|next| {
+            let port = self.port_of(&next.services, max_len)?;
+            *next.port.lock().unwrap_or_else(PoisonError::into_inner) = Some(port);
+            Ok(next)
+        });
+        let next = match next {
+            Ok(next) => next,
+            Err(err) => {
+                tracing::debug!(id = self.id, "lane: cannot move to generation {to}: {err}");
+                return false;
+            }
+        };
+        let old = std::mem::replace(
+            &mut *self.current.write().unwrap_or_else(PoisonError::into_inner),
+            next,
+        );
+        // The old port goes, then its subscribers are woken: each finds the generation without
+        // a publisher and moves to the new one (`LaneReceiver`).
+        drop(old.port.lock().unwrap_or_else(PoisonError::into_inner).take());
+        Self::wake_all(&self.ctx, &old);
+        let current = self.generation();
+        if let Some(port) = current
+            .port
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            let _ = port.publisher.update_connections();
+        }
+        Self::wake_all(&self.ctx, &current);
+        tracing::debug!(
+            id = self.id,
+            generation = to,
+            subscribers = generation::capacity(to),
+            "lane: moved to a larger generation"
+        );
+        true
+    }
+
+    /// Wakes the subscribers still in a generation below the current one, so that they find
+    /// it without a publisher and follow: those of a generation it skipped (several waited in
+    /// turn while it moved to the highest), or one a subscriber chose just before a higher one
+    /// appeared. Looks at each lower generation that exists (a file each).
+    pub fn wake_lower_generations(&self) {
+        let current = self.generation().number;
+        let node = self.ctx.node();
+        for number in 0..current {
+            let held = if number == 0 {
+                self.first.data.dynamic_config().number_of_subscribers() > 0
+            } else {
+                generation::exists(node, &self.id, number)
+            };
+            if !held {
+                continue;
+            }
+            let Ok(lower) = generation::services(node, &self.id, number, self.profile, false) else {
+                continue;
+            };
+            if lower.data.dynamic_config().number_of_subscribers() == 0 {
+                continue;
+            }
+            let mut bells = Bells::default();
+            bells.refresh(self.ctx.rings(), node, &lower.data);
+            bells.ring();
+            // Its own event has room for one notifier, which no publisher holds any more.
+            if let Ok(notifier) = lower.event.notifier_builder().create() {
+                let _ = notifier.notify();
+            }
+        }
     }
 
     /// A buffer of `len` bytes in the segment. Its content is unspecified (buffers are reused):
     /// write every byte that is sent.
     pub fn loan(&self, len: usize) -> Result<LaneLoan, LaneSendError> {
-        let mut port = self.port.lock().expect("no panics while holding the lane port");
+        let current = self.generation();
+        let mut port = current
+            .port
+            .lock()
+            .expect("no panics while holding the lane port");
         if port.as_ref().is_none_or(|p| p.max_len < len) {
             let max_len = match port.as_ref() {
                 None => len.max(1).next_multiple_of(FIRST_MAX_LEN),
@@ -230,10 +363,10 @@ impl LaneSender {
             // The old port goes first: its subscribers drain what it sent before they read the
             // new one, so the order of messages holds across the switch.
             *port = None;
-            let grown = self.port_of(max_len)?;
+            let grown = self.port_of(&current.services, max_len)?;
             // Subscribers connect to the new port when they wake up: wake them now.
             let _ = grown.publisher.update_connections();
-            self.wake_all();
+            Self::wake_all(&self.ctx, &current);
             tracing::debug!(id = self.id, max_len, "lane: segment grown");
             *port = Some(grown);
         }
@@ -259,29 +392,37 @@ impl LaneSender {
             })?;
             port.reserved.insert(start, len);
         }
-        Ok(LaneLoan { sample })
+        Ok(LaneLoan {
+            sample,
+            generation: current.number,
+        })
     }
 
-    /// Sends a filled loan with its header and wakes the subscribers; returns how many
-    /// subscribers it reached.
-    pub fn send(&self, mut loan: LaneLoan, header: LaneHeader) -> Result<usize, LaneSendError> {
+    /// Sends a filled loan with its header and wakes the subscribers; gives the loan back when
+    /// the publisher moved to another generation since it was taken.
+    pub fn send(&self, mut loan: LaneLoan, header: LaneHeader) -> Result<Sent, LaneSendError> {
+        // Held while sending, so that the publisher cannot move between the check and the send.
+        let current = self.generation();
+        if loan.generation != current.number {
+            return Ok(Sent::Moved(loan));
+        }
         let len = loan.sample.payload().len();
         *loan.sample.user_header_mut() = header;
-        let reached = loan.sample.send().map_err(|err| LaneSendError::Send {
+        loan.sample.send().map_err(|err| LaneSendError::Send {
             error: format!("{err:?}"),
         })?;
-        let mut bells = self.bells.lock().unwrap_or_else(PoisonError::into_inner);
-        bells.refresh(self.ctx.rings(), self.ctx.node(), &self.data);
+        let mut bells = current.bells.lock().unwrap_or_else(PoisonError::into_inner);
+        bells.refresh(self.ctx.rings(), self.ctx.node(), &current.services.data);
         let (doorbells, direct) = bells.ring();
         drop(bells);
         // Coalesced by iceoryx2 while a listener has not consumed the previous wake-up.
-        if direct && let Err(err) = self.notifier.notify() {
+        if direct && let Err(err) = current.notifier.notify() {
             tracing::debug!("lane: wake-up not sent: {err:?}");
         }
         let stats = self.ctx.stats().lane();
         stats.woke(doorbells, direct);
         stats.published(len);
-        Ok(reached)
+        Ok(Sent::Reached)
     }
 
     /// Removes what dead processes of the domain left, so that a killed subscriber stops counting.
@@ -302,34 +443,38 @@ impl LaneSender {
     /// Connects subscribers that arrived since the last send and wakes them: transient-local
     /// history reaches a late joiner only here or at the next send.
     pub fn connect_new_subscribers(&self) {
-        let port = self.port.lock().expect("no panics while holding the lane port");
+        let current = self.generation();
+        let port = current
+            .port
+            .lock()
+            .expect("no panics while holding the lane port");
         if let Some(port) = port.as_ref()
             && port.publisher.update_connections().is_ok()
         {
-            self.wake_all();
+            Self::wake_all(&self.ctx, &current);
         }
     }
 
-    /// Wakes every subscriber, through its doorbell and the publisher's own event.
-    fn wake_all(&self) {
-        let mut bells = self.bells.lock().unwrap_or_else(PoisonError::into_inner);
-        bells.refresh(self.ctx.rings(), self.ctx.node(), &self.data);
+    /// Wakes every subscriber of a generation, through its doorbell and the publisher's own event.
+    fn wake_all(ctx: &LaneContext, generation: &Generation) {
+        let mut bells = generation.bells.lock().unwrap_or_else(PoisonError::into_inner);
+        bells.refresh(ctx.rings(), ctx.node(), &generation.services.data);
         bells.ring();
-        let _ = self.notifier.notify();
+        let _ = generation.notifier.notify();
     }
 
-    fn port_of(&self, max_len: usize) -> Result<Port, LaneSendError> {
+    fn port_of(&self, services: &Services, max_len: usize) -> Result<Port, LaneSendError> {
         let failed = |err| LaneSendError::Create {
             id: self.id.clone(),
             error: format!("{err:?}"),
         };
-        let builder = self
+        let builder = services
             .data
             .publisher_builder()
             .initial_max_slice_len(max_len)
             .allocation_strategy(AllocationStrategy::Static)
             .max_loaned_samples(MAX_LOANS);
-        let publisher = if self.blocking {
+        let publisher = if self.profile.blocking {
             let stats = self.ctx.stats().clone();
             let warned = self.warned_blocked.clone();
             builder

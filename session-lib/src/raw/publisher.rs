@@ -11,7 +11,7 @@ use zenoh::qos::{CongestionControl, Reliability};
 use super::error::{DeclareError, PublishError};
 use super::lane_route::LaneRoute;
 use super::loan::{Buffer, RawLoan};
-use crate::lane::{LaneHeader, LaneSendError};
+use crate::lane::{LaneHeader, LaneSendError, Sent};
 use crate::session::Session;
 use crate::shm::ShmPool;
 use crate::stats::{LaneFallback, SessionStats};
@@ -289,9 +289,23 @@ impl RawPublisher {
         } else {
             sender.send(lane_loan, header)
         };
-        if let Err(err) = sent {
-            self.lane_failed(LaneFallback::SendFailed, &err.to_string());
-        }
+        let copy = match sent {
+            Ok(Sent::Reached) => copy,
+            Ok(Sent::Moved(lane_loan)) => {
+                // The lane moved to a larger generation after the loan was taken: its
+                // subscribers are on their way there, so this one goes through zenoh, and the
+                // next lane headers say so.
+                route.zenoh_until(sequence, true);
+                match copy {
+                    Some(copy) => Some(copy),
+                    None => Some(self.zenoh_copy(lane_loan.bytes()).await),
+                }
+            }
+            Err(err) => {
+                self.lane_failed(LaneFallback::SendFailed, &err.to_string());
+                copy
+            }
+        };
         match copy {
             Some(payload) => {
                 let shm = payload.as_shm().is_some();

@@ -121,6 +121,14 @@ impl<T: Message> Publisher<T> {
             .map_or(0, |route| route.sender().subscriber_count())
     }
 
+    /// Subscribers this publisher's lane can serve before it must grow (0 without a lane): 4 at
+    /// first, 32 once a fifth subscriber came ([`crate::internal::lane::generation`]).
+    pub fn lane_capacity(&self) -> usize {
+        self.raw.lane().map_or(0, |route| {
+            crate::lane::generation::capacity(route.sender().generation_number())
+        })
+    }
+
     /// The publisher's GID (carried in every attachment).
     pub fn gid(&self) -> Gid {
         self.gid

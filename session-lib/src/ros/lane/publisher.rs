@@ -227,6 +227,15 @@ impl Watcher {
                 // started for it every second would be one more thread in every lane node.
                 sender.cleanup_dead_nodes();
             }
+            // While someone is not on the lane, or the lane is full: a subscriber that found it
+            // full may wait in a larger generation it created, and subscribers may be left in a
+            // smaller one (`lane::generation`).
+            if !self.route.skips_zenoh() || sender.is_full() {
+                if sender.grow_if_asked() {
+                    connected = Some(0);
+                }
+                sender.wake_lower_generations();
+            }
             let count = sender.subscriber_count();
             if self.transient && count > connected.unwrap_or(0) {
                 sender.connect_new_subscribers();

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::paths::Paths;
-use super::{lane_id, pair, subscription_buffer, subscription_fits, tokens_of_topic};
+use super::{lane_id, pair, sender_profile, subscription_buffer, subscription_fits, tokens_of_topic};
 use crate::lane::{LaneEvent, LaneReceiver, ReceiverProfile};
 use crate::raw::RawSample;
 use crate::ros::gid::Gid;
@@ -114,7 +114,7 @@ pub(crate) async fn start<S: Send + 'static>(
         let gid = Gid::of_token(key);
         if token.alive {
             match pair(&publisher.qos, &qos) {
-                Ok(history) => attacher.attach(&lane_id(gid), history),
+                Ok(history) => attacher.attach(&lane_id(gid), history, sender_profile(&publisher.qos)),
                 Err(reason) => fallback(&stats, reason, &topic, ""),
             }
         } else {

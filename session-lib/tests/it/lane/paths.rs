@@ -287,6 +287,72 @@ async fn switching_paths_loses_nothing_and_repeats_nothing() {
     assert_eq!(b.stats().snapshot().lane.switch_gaps, 0);
 }
 
+/// A publisher's lane starts sized for 4 subscribers and grows when a fifth comes
+/// (`zshm::internal::lane::generation`): six subscriber sessions arriving one after the other
+/// while it streams make it move once (4 → 32), and every subscriber ends on the lane with
+/// every message once, in order, across the move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lane_grows_with_its_subscribers_and_loses_nothing_while_it_moves() {
+    let (topic, count) = ("/it/lane/grow", 6);
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let (_a, talker) = net.node("talker").await;
+    let publisher = Arc::new(
+        talker
+            .create_publisher::<std_msgs::String>(topic, QosProfile::keep_last(16))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(publisher.lane_capacity(), 4);
+    let streaming = publisher.clone();
+    let stream =
+        tokio::spawn(async move { publish_texts(&streaming, 1..=u64::MAX, Duration::from_millis(4)).await });
+
+    let mut listeners = Vec::new();
+    for n in 0..count {
+        let (session, node) = net.node(&format!("listener{n}")).await;
+        let log: Log = Arc::default();
+        let subscription = node
+            .create_subscription::<std_msgs::String>(topic, QosProfile::keep_last(16), record(&log))
+            .await
+            .unwrap();
+        listeners.push((session, node, subscription, log));
+        until("the new subscriber on the lane", || {
+            publisher.lane_subscribers() == n + 1 && publisher.skips_zenoh()
+        })
+        .await;
+        assert_eq!(
+            publisher.lane_capacity(),
+            if n < 4 { 4 } else { 32 },
+            "listener {n}"
+        );
+    }
+    until("every subscriber on the lane", || {
+        publisher.lane_subscribers() == count && publisher.skips_zenoh()
+    })
+    .await;
+    let received = |log: &Log| seqs_of(log, publisher.gid()).len();
+    let before: Vec<usize> = listeners.iter().map(|(.., log)| received(log)).collect();
+    until("40 more messages at each, through the lane alone", || {
+        listeners
+            .iter()
+            .zip(&before)
+            .all(|((.., log), &before)| received(log) >= before + 40)
+    })
+    .await;
+    stream.abort();
+
+    for (n, (session, _, _, log)) in listeners.iter().enumerate() {
+        let seqs = seqs_of(log, publisher.gid());
+        assert!(seqs.len() >= 40, "listener {n}: {} messages", seqs.len());
+        assert_contiguous(&seqs);
+        let last = log.lock().unwrap().last().map(|s| s.path);
+        assert_eq!(last, Some(DataPath::Lane), "listener {n} ends on the lane");
+        let lane = session.stats().snapshot().lane;
+        assert_eq!((lane.switch_gaps, lane.queue_drops), (0, 0), "listener {n}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_publisher_is_received_whole_through_the_lane() {
     let domain = Domain::new();

@@ -91,6 +91,61 @@ async fn a_transient_local_late_joiner_gets_the_history_once_then_the_lane() {
     assert!(b.stats().snapshot().lane.duplicates_dropped >= 4);
 }
 
+/// A latched topic with more subscribers than the lane's first generation (4), as `/tf_static`
+/// often has: the lane moves to its larger generation, whose new port has no history of its own,
+/// and a subscriber that joins after the move still gets the history (zenoh's cache answers it:
+/// a TRANSIENT_LOCAL publisher always sends through zenoh too), once, then the live messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_latched_topic_whose_lane_grew_still_gives_a_late_joiner_its_history() {
+    let domain = Domain::new();
+    let net = Net::start(domain.env()).await;
+    let latched = QosProfile::keep_last(5).durability(Durability::TransientLocal);
+    let (_a, talker) = net.node("talker").await;
+    let publisher = talker
+        .create_publisher::<std_msgs::String>("/it/lane/latched_grown", latched)
+        .await
+        .unwrap();
+    for n in 1..=8 {
+        publisher.publish(&text(n)).await.unwrap();
+    }
+    let mut listeners = Vec::new();
+    for n in 0..6 {
+        let (session, listener) = net.node(&format!("listener{n}")).await;
+        let log: Log = Arc::default();
+        let subscription = listener
+            .create_subscription::<std_msgs::String>("/it/lane/latched_grown", latched, record(&log))
+            .await
+            .unwrap();
+        until_or(
+            || log.lock().unwrap().len() >= 5 && publisher.lane_subscribers() == n + 1,
+            || {
+                format!(
+                    "listener {n}: {:?}, lane subscribers {}",
+                    log.lock().unwrap(),
+                    publisher.lane_subscribers()
+                )
+            },
+        )
+        .await;
+        listeners.push((session, listener, subscription, log));
+    }
+    assert_eq!(publisher.lane_capacity(), 32, "the lane grew");
+    publisher.publish(&text(9)).await.unwrap();
+    for (n, (session, _, _, log)) in listeners.iter().enumerate() {
+        until(&format!("listener {n}: the live message"), || {
+            log.lock().unwrap().iter().any(|(seq, _)| *seq == 9)
+        })
+        .await;
+        let seqs: Vec<i64> = log.lock().unwrap().iter().map(|(seq, _)| *seq).collect();
+        assert_eq!(
+            seqs,
+            [4, 5, 6, 7, 8, 9],
+            "listener {n}: the last 5, once each, then the live one"
+        );
+        assert_eq!(session.stats().snapshot().lane.queue_drops, 0, "listener {n}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keep_all_reliable_through_the_lane_waits_for_a_slow_subscriber_and_loses_nothing() {
     let domain = Domain::new();
