@@ -36,7 +36,7 @@ use iceoryx2::service::port_factory::event::PortFactory as EventService;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 
 use super::header::LaneHeader;
-use super::sender::SenderProfile;
+use super::profile::SenderProfile;
 use super::{MAX_HISTORY, MAX_SUBSCRIBERS, SUBSCRIBER_MAX_BORROWED, SUBSCRIBER_MAX_BUFFER, Svc};
 
 /// Subscribers the first generation serves.

@@ -39,6 +39,7 @@ pub mod generation;
 
 mod context;
 mod header;
+mod profile;
 mod receiver;
 mod sender;
 mod status;
@@ -46,8 +47,9 @@ mod status;
 pub use context::LaneContext;
 pub use doorbell::{BellAddress, Doorbell, DoorbellError};
 pub use header::LaneHeader;
+pub use profile::SenderProfile;
 pub use receiver::{DOORBELL_SLOT, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile, WaitSet};
-pub use sender::{LaneLoan, LaneSendError, LaneSender, SenderProfile, Sent};
+pub use sender::{LaneLoan, LaneSendError, LaneSender, Sent};
 pub use status::{LaneStatus, LaneUnavailable};
 
 /// The iceoryx2 service flavour: ports and samples may move between threads.

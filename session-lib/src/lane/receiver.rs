@@ -37,7 +37,7 @@ use super::context::LaneContext;
 use super::doorbell::{BellAddress, take_until_settled};
 use super::generation::{self, LAST_GENERATION};
 use super::header::LaneHeader;
-use super::sender::SenderProfile;
+use super::profile::SenderProfile;
 use crate::stats::LaneFallback;
 
 /// How a subscription receives through the lane.

@@ -38,6 +38,7 @@ use super::context::LaneContext;
 use super::doorbell::{BellAddress, Bells};
 use super::generation::{self, Services};
 use super::header::LaneHeader;
+use super::profile::SenderProfile;
 use super::{MAX_LOANS, Svc};
 
 /// The largest message the first segment holds; larger ones grow it.
@@ -46,15 +47,6 @@ const FIRST_MAX_LEN: usize = 4096;
 /// How long a RELIABLE + KEEP_ALL publisher waits for a full subscriber before it gives up on
 /// that subscriber for this message (counted): a stuck or dead process must not stop it forever.
 pub const BLOCK_LIMIT: Duration = Duration::from_secs(1);
-
-/// What a lane publisher promises its subscribers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SenderProfile {
-    /// Messages kept for late joiners (TRANSIENT_LOCAL), at most [`MAX_HISTORY`].
-    pub history: usize,
-    /// Wait while a subscriber is full (RELIABLE + KEEP_ALL) instead of overwriting its oldest.
-    pub blocking: bool,
-}
 
 /// Why the lane could not be set up or could not take a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
