@@ -45,7 +45,7 @@ mod sender;
 mod status;
 
 pub use context::LaneContext;
-pub use doorbell::{BellAddress, Doorbell, DoorbellError};
+pub use doorbell::{BellAddress, Doorbell, DoorbellError, EVENT_IDS};
 pub use header::LaneHeader;
 pub use profile::SenderProfile;
 pub use receiver::{DOORBELL_SLOT, LaneEvent, LaneReceiver, LaneSample, ReceiverProfile, WaitSet};

@@ -46,7 +46,7 @@ struct Shared {
     heap_bytes: AtomicUsize,
     /// Samples in the channel, never fewer than there are: counted before a send, uncounted
     /// after a receive. It answers [`Inbox::is_empty`] with one atomic load; flume's own length
-    /// takes the channel's lock, and an executor asks every entity it serves on every look.
+    /// takes the channel's lock, and an executor asks each time it looks at the subscription.
     queued: AtomicUsize,
     warned: AtomicBool,
     stopped: AtomicBool,

@@ -201,7 +201,7 @@ impl NodeBase {
         // the same way.
         let (entity, registration) = self.executor_entry(group, |notifier| {
             let queue = (options.dispatch == Dispatch::Executor)
-                .then(|| Arc::new(Queue::new(&info.topic, &qos, stats.clone(), notifier)));
+                .then(|| Arc::new(Queue::new(&info.topic, &qos, stats.clone(), notifier.clone())));
             let checker = handler.clone();
             let admit = move |sample| {
                 let admitted = checker.admit(sample)?;
@@ -209,14 +209,17 @@ impl NodeBase {
                 let (gid, sequence) = (attachment.source_gid, attachment.sequence_number);
                 Some((admitted, gid, sequence))
             };
+            let moved = move || notifier.deadline_moved();
             let paths = match &queue {
                 Some(queue) => {
                     let queue = queue.clone();
-                    Paths::new(admit, move |admitted| queue.push(admitted), lane, stats.clone())
+                    let deliver = move |admitted| queue.push(admitted);
+                    Paths::new(admit, deliver, lane, stats.clone(), moved)
                 }
                 None => {
                     let inline = handler.clone();
-                    Paths::new(admit, move |admitted| inline.run(admitted), lane, stats.clone())
+                    let deliver = move |admitted| inline.run(admitted);
+                    Paths::new(admit, deliver, lane, stats.clone(), moved)
                 }
             };
             Entity {

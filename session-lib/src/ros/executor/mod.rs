@@ -24,9 +24,19 @@
 //! single-threaded executor spun on one background thread, so callbacks run without the user
 //! doing anything, and callers that want control pass theirs in `NodeOptions::executor`.
 //!
-//! Order of service: each time it looks, an executor starts at the next entity in turn, so a busy
-//! topic cannot starve the others; an entity runs one callback at a time (its messages stay in
-//! order), and a mutually exclusive group one callback of all its members.
+//! What an executor looks at: only the entities something happened to. Each source of work
+//! puts its entity in the executor's ready queue (a descriptor or the doorbell that fired, a
+//! receive path that queued a message from another thread, a wait that ended), so a wake-up
+//! costs what woke it, not the number of entities served: an executor of 40 subscriptions that
+//! looked at each of them on every wake-up spent more on the looking than on the message, its
+//! entities' state being cold in the cache after the other processes ran. Entities that may
+//! need the executor at a time (timers, a lane merge waiting for a message) are kept apart, and
+//! only they are asked for their deadline.
+//!
+//! Order of service: the ready queue is first in, first out, and an entity with more work goes
+//! to its back after one callback, so a busy topic cannot starve the others; an entity runs one
+//! callback at a time (its messages stay in order), and a mutually exclusive group one callback
+//! of all its members.
 //!
 //! A callback that panics is caught: the panic is logged with the entity's name, and the
 //! executor goes on with the other callbacks.
@@ -40,6 +50,7 @@ pub use group::{CallbackGroup, CallbackGroupKind};
 pub use timer::Timer;
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -155,9 +166,15 @@ struct Shared {
     /// The eventfd was written and nobody read it yet: later wake-ups need no syscall.
     signalled: AtomicBool,
     threads: usize,
-    entries: RwLock<Arc<Vec<Arc<Entry>>>>,
+    entries: RwLock<Arc<Entries>>,
     next_id: AtomicU64,
-    cursor: AtomicUsize,
+    /// Entities that may have work, by id, first in first out; an entity is in it at most once
+    /// (see [`Hold::queued`]), or twice for a moment when it was just added.
+    ready: Mutex<VecDeque<u64>>,
+    /// Entities that may need the executor at a time (see [`Waitable::deadline`]), by id.
+    timed: Mutex<Vec<u64>>,
+    /// Entities with work whose callback group was busy: queued again when a callback ends.
+    blocked: Mutex<Vec<u64>>,
     spinning: AtomicBool,
     stopping: AtomicBool,
     /// Threads waiting in [`Shared::remove`] for an entity to be given back.
@@ -168,6 +185,35 @@ struct Shared {
     doorbell: OnceLock<Option<crate::lane::Doorbell>>,
     /// The doorbell's last take did not settle: take again before waiting.
     doorbell_again: AtomicBool,
+}
+
+/// The entities of an executor, as one thread sees them: sorted by id, and by the doorbell's
+/// event id (an entity's id modulo [`EVENT_IDS`](crate::lane::EVENT_IDS)).
+#[derive(Default)]
+struct Entries {
+    list: Vec<Arc<Entry>>,
+    by_bell: Vec<Vec<Arc<Entry>>>,
+}
+
+impl Entries {
+    fn with(list: Vec<Arc<Entry>>) -> Self {
+        let mut by_bell = vec![Vec::new(); crate::lane::EVENT_IDS as usize];
+        for entry in &list {
+            by_bell[crate::lane::BellAddress::event_id_of(entry.id) as usize].push(entry.clone());
+        }
+        Self { list, by_bell }
+    }
+
+    fn find(&self, id: u64) -> Option<&Arc<Entry>> {
+        self.list
+            .binary_search_by_key(&id, |e| e.id)
+            .ok()
+            .map(|at| &self.list[at])
+    }
+
+    fn len(&self) -> usize {
+        self.list.len()
+    }
 }
 
 /// One entity in the executor.
@@ -195,6 +241,10 @@ struct Hold {
     claim: AtomicBool,
     /// A callback of the entity is running.
     running: AtomicBool,
+    /// It is in the executor's ready queue: whoever finds it there clears this before it looks.
+    queued: AtomicBool,
+    /// It is in the executor's timed entities.
+    timed: AtomicBool,
 }
 
 impl Hold {
@@ -234,9 +284,11 @@ impl Executor {
             wake,
             signalled: AtomicBool::new(false),
             threads,
-            entries: RwLock::new(Arc::new(Vec::new())),
+            entries: RwLock::new(Arc::new(Entries::default())),
             next_id: AtomicU64::new(WAKE + 1),
-            cursor: AtomicUsize::new(0),
+            ready: Mutex::new(VecDeque::new()),
+            timed: Mutex::new(Vec::new()),
+            blocked: Mutex::new(Vec::new()),
             spinning: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
             waiters: AtomicUsize::new(0),
@@ -363,6 +415,7 @@ impl Executor {
         let notifier = Notifier {
             shared: Arc::downgrade(&self.shared),
             hold: hold.clone(),
+            id,
         };
         let waitable = Arc::new(build(notifier));
         let entry = Arc::new(Entry {
@@ -380,10 +433,19 @@ impl Executor {
                 .entries
                 .write()
                 .unwrap_or_else(PoisonError::into_inner);
-            let mut next = Vec::clone(&entries);
-            next.push(entry);
-            *entries = Arc::new(next);
+            let mut next = entries.list.clone();
+            // Sorted by id: another thread may have taken a later id and added it first.
+            let at = next.partition_point(|e| e.id < id);
+            next.insert(at, entry.clone());
+            *entries = Arc::new(Entries::with(next));
         }
+        if waitable.deadline().is_some() {
+            self.shared.mark_timed(id, &entry.hold);
+        }
+        // Queued even when a notification before it was in the entities queued it already: that
+        // one may have been taken out and found nobody.
+        entry.hold.queued.store(true, Ordering::SeqCst);
+        self.shared.lock_ready().push_back(id);
         self.shared.signal();
         let registration = Registration {
             executor: self.clone(),
@@ -445,6 +507,7 @@ impl Drop for Spinning {
 pub(crate) struct Notifier {
     shared: Weak<Shared>,
     hold: Arc<Hold>,
+    id: u64,
 }
 
 impl std::fmt::Debug for Notifier {
@@ -465,6 +528,16 @@ impl Notifier {
             return;
         }
         if let Some(shared) = self.shared.upgrade() {
+            shared.mark_ready(self.id, &self.hold);
+            shared.signal();
+        }
+    }
+
+    /// Says the entity's [`Waitable::deadline`] may now be earlier than it was (a wait began):
+    /// the executor asks it from now on, and a thread waiting wakes to count it in its timeout.
+    pub(crate) fn deadline_moved(&self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.mark_timed(self.id, &self.hold);
             shared.signal();
         }
     }
@@ -548,8 +621,7 @@ impl crate::lane::WaitSet for EntityWaitSet {
         let doorbell = doorbell.as_ref()?;
         shared
             .snapshot()
-            .iter()
-            .find(|e| e.id == self.id)?
+            .find(self.id)?
             .rings
             .store(true, Ordering::SeqCst);
         Some(crate::lane::BellAddress {
@@ -583,11 +655,56 @@ impl Shared {
         Ok(Spinning(self.clone()))
     }
 
-    fn snapshot(&self) -> Arc<Vec<Arc<Entry>>> {
+    fn snapshot(&self) -> Arc<Entries> {
         self.entries
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    fn lock_ready(&self) -> std::sync::MutexGuard<'_, VecDeque<u64>> {
+        self.ready.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Puts the entity `id` in the ready queue unless it is there already.
+    fn mark_ready(&self, id: u64, hold: &Hold) {
+        if !hold.queued.swap(true, Ordering::SeqCst) {
+            self.lock_ready().push_back(id);
+        }
+    }
+
+    /// Puts the entity `id` among the timed ones unless it is there already.
+    fn mark_timed(&self, id: u64, hold: &Hold) {
+        if !hold.timed.swap(true, Ordering::SeqCst) {
+            self.timed.lock().unwrap_or_else(PoisonError::into_inner).push(id);
+        }
+    }
+
+    /// The earliest deadline of the timed entities, and those whose deadline passed by `now`
+    /// queued; an entity without a deadline any more leaves the timed ones.
+    fn look_at_timed(&self, entries: &Entries, now: Instant) -> Option<Instant> {
+        let mut timed = self.timed.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut earliest: Option<Instant> = None;
+        timed.retain(|&id| {
+            let Some(entry) = entries.find(id) else {
+                return false;
+            };
+            // Cleared before asking: a wait that begins after the question puts it back.
+            entry.hold.timed.store(false, Ordering::SeqCst);
+            let Some(at) = entry.waitable.deadline() else {
+                return false;
+            };
+            entry.hold.timed.store(true, Ordering::SeqCst);
+            earliest = Some(earliest.map_or(at, |e| e.min(at)));
+            if at <= now {
+                self.mark_ready(id, &entry.hold);
+            }
+            true
+        });
+        // A wait that began while the flag was down may have put its entity in a second time.
+        timed.sort_unstable();
+        timed.dedup();
+        earliest
     }
 
     /// Rings the eventfd, unless it was rung already and nobody looked since.
@@ -619,7 +736,7 @@ impl Shared {
         self.ring();
     }
 
-    /// Waits until an event, the earliest entity deadline or `until`; notes what woke it.
+    /// Waits until an event, the earliest entity deadline or `until`; queues what woke it.
     fn wait(&self, until: Option<Instant>) {
         let entries = self.snapshot();
         if self.doorbell_again.swap(false, Ordering::SeqCst) {
@@ -627,16 +744,16 @@ impl Shared {
             self.answer_doorbell(&entries);
             return;
         }
-        let deadline = entries
-            .iter()
-            .filter_map(|e| e.waitable.deadline())
-            .chain(until)
-            .min();
+        let now = Instant::now();
+        let deadline = self.look_at_timed(&entries, now).into_iter().chain(until).min();
+        // A deadline passed, or work came since the caller looked: only what waits is noted.
+        let ready_now = !self.lock_ready().is_empty();
         let timeout = match deadline {
+            _ if ready_now => EpollTimeout::ZERO,
             None => EpollTimeout::NONE,
             Some(at) => {
                 // Rounded up to the next millisecond: waking early would spin until it is time.
-                let left = at.saturating_duration_since(Instant::now());
+                let left = at.saturating_duration_since(now);
                 let ms = left.as_micros().div_ceil(1000);
                 EpollTimeout::try_from(Duration::from_millis(ms as u64)).unwrap_or(EpollTimeout::MAX)
             }
@@ -664,18 +781,24 @@ impl Shared {
                 DOORBELL => self.answer_doorbell(&entries),
                 tag => {
                     let (id, slot) = untag(tag);
-                    if let Some(entry) = entries.iter().find(|e| e.id == id) {
-                        // The slot first: whoever sees the entity signalled finds it noted.
-                        entry.waitable.fired(slot);
-                        entry.signalled.store(true, Ordering::SeqCst);
+                    if let Some(entry) = entries.find(id) {
+                        self.fired(entry, slot);
                     }
                 }
             }
         }
     }
 
-    /// Takes the doorbell's rings and marks the lane subscriptions they were for.
-    fn answer_doorbell(&self, entries: &[Arc<Entry>]) {
+    /// One of the entity's descriptors, `slot`, was readable: noted, and the entity queued.
+    fn fired(&self, entry: &Entry, slot: usize) {
+        // The slot first: whoever sees the entity signalled finds it noted.
+        entry.waitable.fired(slot);
+        entry.signalled.store(true, Ordering::SeqCst);
+        self.mark_ready(entry.id, &entry.hold);
+    }
+
+    /// Takes the doorbell's rings and queues the lane subscriptions they were for.
+    fn answer_doorbell(&self, entries: &Entries) {
         let Some(Some(doorbell)) = self.doorbell.get() else {
             return;
         };
@@ -686,11 +809,14 @@ impl Shared {
         } else {
             self.doorbell_again.store(true, Ordering::SeqCst);
         }
-        for entry in entries {
-            let id = crate::lane::BellAddress::event_id_of(entry.id);
-            if taken.rung & 1 << id != 0 && entry.rings.load(Ordering::SeqCst) {
-                entry.waitable.fired(crate::lane::DOORBELL_SLOT);
-                entry.signalled.store(true, Ordering::SeqCst);
+        let mut rung = taken.rung;
+        while rung != 0 {
+            let bell = rung.trailing_zeros() as usize;
+            rung &= rung - 1;
+            for entry in entries.by_bell.get(bell).into_iter().flatten() {
+                if entry.rings.load(Ordering::SeqCst) {
+                    self.fired(entry, crate::lane::DOORBELL_SLOT);
+                }
             }
         }
     }
@@ -703,17 +829,27 @@ impl Shared {
         }
     }
 
-    /// Serves the next entity with work, from the next one in turn; true when a callback ran.
+    /// Runs one ready callback, if any; true when one ran.
     fn execute_ready(&self) -> bool {
         let entries = self.snapshot();
-        let count = entries.len();
-        if count == 0 {
+        if entries.len() == 0 {
             return false;
         }
-        let start = self.cursor.fetch_add(1, Ordering::Relaxed) % count;
         let now = Instant::now();
-        for k in 0..count {
-            if self.try_serve(&entries[(start + k) % count], &entries, now) {
+        self.look_at_timed(&entries, now);
+        // At most as many as were queued when it began: what it queues again waits for the
+        // next look, after the others.
+        let queued = self.lock_ready().len();
+        for _ in 0..queued {
+            let Some(id) = self.lock_ready().pop_front() else {
+                return false;
+            };
+            let Some(entry) = entries.find(id) else {
+                continue;
+            };
+            // Cleared before it looks: work that arrives after the look queues the entity again.
+            entry.hold.queued.store(false, Ordering::SeqCst);
+            if self.try_serve(entry, &entries, now) {
                 return true;
             }
         }
@@ -723,18 +859,10 @@ impl Shared {
     /// Holds `entry` and serves it; true when a callback ran.
     ///
     /// Work that arrives while a thread holds an entity rings nobody (see [`Notifier::notify`]),
-    /// and a thread that finds the entity held or its group busy moves on: so whoever gives the
-    /// entity back looks once more, after a fence, and serves it again if work came meanwhile.
-    /// A thread that ran a callback returns, and its caller looks at every entity again.
-    fn try_serve(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) -> bool {
-        // Most entities have nothing most of the time: a look at them claims nothing. Work that
-        // arrives right after this look finds the entity free, so its notifier rings.
-        let has_work = entry.signalled.load(Ordering::SeqCst)
-            || entry.waitable.deadline().is_some_and(|at| at <= now)
-            || entry.waitable.is_ready(now);
-        if !has_work {
-            return false;
-        }
+    /// and a thread that finds the entity held moves on: so whoever gives the entity back looks
+    /// once more, after a fence, and queues it again (or serves it) if work came meanwhile. An
+    /// entity with work whose group is busy waits among the blocked ones until a callback ends.
+    fn try_serve(&self, entry: &Entry, entries: &Entries, now: Instant) -> bool {
         loop {
             if entry
                 .hold
@@ -749,19 +877,54 @@ impl Shared {
             // into its queue meanwhile.
             entry.hold.claim.store(false, Ordering::SeqCst);
             if entered {
-                self.run(entry, entries, now);
+                self.run(entry, now);
             }
             std::sync::atomic::fence(Ordering::SeqCst);
             self.wake_removers();
-            if entered {
-                return true;
+            if entry.removed.load(Ordering::SeqCst) {
+                return entered;
             }
             let more = entry.signalled.load(Ordering::SeqCst)
-                || (entry.waitable.is_ready(now)
-                    && entry.group.is_free()
-                    && !entry.hold.running.load(Ordering::SeqCst));
-            if !more || entry.removed.load(Ordering::SeqCst) {
+                || entry.waitable.deadline().is_some_and(|at| at <= now)
+                || entry.waitable.is_ready(now);
+            if entered {
+                if more {
+                    self.mark_ready(entry.id, &entry.hold);
+                }
+                if self.threads > 1 && !self.lock_ready().is_empty() {
+                    self.signal();
+                }
+                return true;
+            }
+            if !more || entry.hold.running.load(Ordering::SeqCst) {
+                // Nothing to do, or the thread running its callback looks again when it ends.
                 return false;
+            }
+            if !entry.group.is_free() {
+                self.block(entry, entries);
+                return false;
+            }
+        }
+    }
+
+    /// Keeps an entity with work aside until its busy group is free.
+    fn block(&self, entry: &Entry, entries: &Entries) {
+        self.blocked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(entry.id);
+        // The callback that held the group may have ended before the entity was kept aside.
+        if entry.group.is_free() {
+            self.unblock(entries);
+        }
+    }
+
+    /// Queues again the entities kept aside for a busy group (a callback ended).
+    fn unblock(&self, entries: &Entries) {
+        let blocked = std::mem::take(&mut *self.blocked.lock().unwrap_or_else(PoisonError::into_inner));
+        for id in blocked {
+            if let Some(entry) = entries.find(id) {
+                self.mark_ready(id, &entry.hold);
             }
         }
     }
@@ -786,15 +949,9 @@ impl Shared {
     }
 
     /// Runs one callback of an entity this thread marked running, then gives the run back.
-    fn run(&self, entry: &Entry, entries: &[Arc<Entry>], now: Instant) {
+    fn run(&self, entry: &Entry, now: Instant) {
         // Another thread may take the rest while this one runs the callback.
-        if self.threads > 1
-            && entries.iter().any(|other| {
-                other.id != entry.id
-                    && other.hold.is_free()
-                    && (other.signalled.load(Ordering::Relaxed) || other.waitable.is_ready(now))
-            })
-        {
+        if self.threads > 1 && !self.lock_ready().is_empty() {
             self.signal();
         }
         let me = (self as *const Shared as usize, entry.id);
@@ -803,6 +960,14 @@ impl Shared {
         SERVING.set(before);
         entry.group.leave();
         entry.hold.running.store(false, Ordering::SeqCst);
+        if !self
+            .blocked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+        {
+            self.unblock(&self.snapshot());
+        }
         if outcome.is_err() {
             tracing::error!(
                 entity = entry.waitable.name(),
@@ -823,12 +988,12 @@ impl Shared {
     fn remove(&self, id: u64) {
         let entry = {
             let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
-            let Some(at) = entries.iter().position(|e| e.id == id) else {
+            let Some(at) = entries.list.iter().position(|e| e.id == id) else {
                 return;
             };
-            let mut next = Vec::clone(&entries);
+            let mut next = entries.list.clone();
             let entry = next.remove(at);
-            *entries = Arc::new(next);
+            *entries = Arc::new(Entries::with(next));
             entry
         };
         entry.removed.store(true, Ordering::SeqCst);
@@ -865,5 +1030,158 @@ mod tests {
             assert_ne!(tag, id, "a slot's tag is not the entity's own");
             assert_eq!(untag(tag), (id, slot));
         }
+    }
+
+    /// An entity that counts how often the executor asks it whether it has work.
+    struct Counted {
+        work: AtomicUsize,
+        ran: AtomicUsize,
+        asked: AtomicUsize,
+        notifier: Notifier,
+    }
+
+    impl Counted {
+        fn new(notifier: Notifier) -> Self {
+            Self {
+                work: AtomicUsize::new(0),
+                ran: AtomicUsize::new(0),
+                asked: AtomicUsize::new(0),
+                notifier,
+            }
+        }
+
+        /// Work from another thread, as a receive path queues a message.
+        fn give(&self) {
+            self.work.fetch_add(1, Ordering::SeqCst);
+            self.notifier.notify();
+        }
+    }
+
+    impl Waitable for Counted {
+        fn is_ready(&self, _now: Instant) -> bool {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            self.work.load(Ordering::SeqCst) > 0
+        }
+
+        fn execute(&self, _now: Instant) {
+            if self.work.load(Ordering::SeqCst) > 0 {
+                self.work.fetch_sub(1, Ordering::SeqCst);
+                self.ran.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+
+        fn deadline(&self) -> Option<Instant> {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            None
+        }
+
+        fn name(&self) -> String {
+            "counted".into()
+        }
+    }
+
+    fn until(what: &str, done: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out waiting until {what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn a_wake_up_looks_only_at_the_entity_that_has_work() {
+        for threads in [1, 2] {
+            let executor = Executor::multi_threaded(threads).unwrap();
+            let mut registrations = Vec::new();
+            let mut idle = Vec::new();
+            for _ in 0..40 {
+                let group = CallbackGroup::new(CallbackGroupKind::MutuallyExclusive);
+                let (entity, registration) = executor.add(group, None, Counted::new);
+                idle.push(entity);
+                registrations.push(registration);
+            }
+            let group = CallbackGroup::new(CallbackGroupKind::MutuallyExclusive);
+            let (busy, _registration) = executor.add(group, None, Counted::new);
+            let _spinning = executor.spin_in_background().unwrap();
+            let asked_idle = || idle.iter().map(|e| e.asked.load(Ordering::SeqCst)).sum::<usize>();
+            // Each entity is looked at when it is added: served once, they are all past it.
+            for entity in &idle {
+                entity.give();
+            }
+            until("every entity ran once", || {
+                idle.iter().all(|e| e.ran.load(Ordering::SeqCst) == 1)
+            });
+            let before = asked_idle();
+            for n in 1..=200 {
+                busy.give();
+                until("the callback ran", || busy.ran.load(Ordering::SeqCst) == n);
+            }
+            // A look that was ending as the count was taken may add a few asks; an executor that
+            // looked at every entity on every wake-up asked at least 40 × 200.
+            let asked = asked_idle() - before;
+            assert!(
+                asked < idle.len(),
+                "{threads} thread(s): 200 messages of one entity asked the 40 idle ones {asked} times"
+            );
+            // And an idle one that gets work is served.
+            idle[17].give();
+            until("the idle entity ran", || idle[17].ran.load(Ordering::SeqCst) == 2);
+        }
+    }
+
+    #[test]
+    fn work_that_waits_for_a_busy_group_runs_when_the_group_frees() {
+        let executor = Executor::multi_threaded(2).unwrap();
+        let group = CallbackGroup::new(CallbackGroupKind::MutuallyExclusive);
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let gate = Mutex::new(gate);
+        let (started_tx, started) = std::sync::mpsc::channel::<()>();
+        let started_tx = Mutex::new(started_tx);
+        // The first entity's callback holds the group until the test lets it go.
+        struct Holding {
+            inner: Counted,
+            gate: Mutex<std::sync::mpsc::Receiver<()>>,
+            started: Mutex<std::sync::mpsc::Sender<()>>,
+        }
+        impl Waitable for Holding {
+            fn is_ready(&self, now: Instant) -> bool {
+                self.inner.is_ready(now)
+            }
+            fn execute(&self, now: Instant) {
+                let _ = self.started.lock().unwrap().send(());
+                let _ = self.gate.lock().unwrap().recv_timeout(Duration::from_secs(20));
+                self.inner.execute(now);
+            }
+            fn name(&self) -> String {
+                "holding".into()
+            }
+        }
+        let (holding, _first) = executor.add(group.clone(), None, |notifier| Holding {
+            inner: Counted::new(notifier),
+            gate,
+            started: started_tx,
+        });
+        let (waiting, _second) = executor.add(group, None, Counted::new);
+        let _spinning = executor.spin_in_background().unwrap();
+        holding.inner.give();
+        started
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the first callback started");
+        // The other thread looks at it, finds the group busy and keeps the work aside.
+        let asked = waiting.asked.load(Ordering::SeqCst);
+        waiting.give();
+        until("the other thread looked at the waiting entity", || {
+            waiting.asked.load(Ordering::SeqCst) > asked + 1
+        });
+        assert_eq!(
+            waiting.ran.load(Ordering::SeqCst),
+            0,
+            "not while the group is held"
+        );
+        release.send(()).unwrap();
+        until("the waiting entity ran", || {
+            waiting.ran.load(Ordering::SeqCst) == 1
+        });
+        assert_eq!(holding.inner.ran.load(Ordering::SeqCst), 1);
     }
 }

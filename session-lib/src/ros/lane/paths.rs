@@ -25,11 +25,14 @@ pub(crate) struct Paths<S> {
     admit: Admit<S>,
     deliver: Box<dyn Fn(S) + Send + Sync>,
     merge: Option<Mutex<Merge<S>>>,
-    /// The merge's deadline, kept beside it so that the executor, which asks every entity for
-    /// its deadline each time it looks, does not take the merge's lock for it: nanoseconds
+    /// The merge's deadline, kept beside it so that the executor, which asks a waiting
+    /// subscription for its deadline each time it looks, does not take the merge's lock: nanoseconds
     /// after `epoch`, plus one; 0 when nothing waits. Written under the merge's lock after each
     /// change.
     deadline: AtomicU64,
+    /// Told when the deadline comes earlier (a wait began): the executor asks only the entities
+    /// that said so for their deadline (see `Notifier::deadline_moved`).
+    deadline_moved: Box<dyn Fn() + Send + Sync>,
     epoch: Instant,
     stats: Arc<SessionStats>,
     /// Whether a switch gap was logged already (once per subscription; each is counted).
@@ -37,18 +40,21 @@ pub(crate) struct Paths<S> {
 }
 
 impl<S: Send> Paths<S> {
-    /// A meeting point; `lane` says whether the lane may deliver too (then both paths merge).
+    /// A meeting point; `lane` says whether the lane may deliver too (then both paths merge),
+    /// and `deadline_moved` is called when a wait of the merge begins earlier than any before.
     pub(crate) fn new(
         admit: impl Fn(RawSample) -> Option<(S, Gid, i64)> + Send + Sync + 'static,
         deliver: impl Fn(S) + Send + Sync + 'static,
         lane: bool,
         stats: Arc<SessionStats>,
+        deadline_moved: impl Fn() + Send + Sync + 'static,
     ) -> Self {
         Self {
             admit: Box::new(admit),
             deliver: Box::new(deliver),
             merge: lane.then(|| Mutex::new(Merge::default())),
             deadline: AtomicU64::new(0),
+            deadline_moved: Box::new(deadline_moved),
             epoch: Instant::now(),
             stats,
             gap_said: AtomicBool::new(false),
@@ -110,7 +116,10 @@ impl<S: Send> Paths<S> {
             let after = at.saturating_duration_since(self.epoch).as_nanos();
             u64::try_from(after).unwrap_or(u64::MAX - 1) + 1
         });
-        self.deadline.store(ns, Ordering::SeqCst);
+        let before = self.deadline.swap(ns, Ordering::SeqCst);
+        if ns != 0 && (before == 0 || ns < before) {
+            (self.deadline_moved)();
+        }
     }
 
     /// The publisher `gid` is now received through the lane too.
