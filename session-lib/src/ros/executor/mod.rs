@@ -173,8 +173,12 @@ struct Shared {
     ready: Mutex<VecDeque<u64>>,
     /// Entities that may need the executor at a time (see [`Waitable::deadline`]), by id.
     timed: Mutex<Vec<u64>>,
+    /// How many `timed` holds, so that an executor without any looks at no lock.
+    timed_count: AtomicUsize,
     /// Entities with work whose callback group was busy: queued again when a callback ends.
     blocked: Mutex<Vec<u64>>,
+    /// `blocked` may hold an entity, so that a callback's end looks at no lock otherwise.
+    any_blocked: AtomicBool,
     spinning: AtomicBool,
     stopping: AtomicBool,
     /// Threads waiting in [`Shared::remove`] for an entity to be given back.
@@ -288,7 +292,9 @@ impl Executor {
             next_id: AtomicU64::new(WAKE + 1),
             ready: Mutex::new(VecDeque::new()),
             timed: Mutex::new(Vec::new()),
+            timed_count: AtomicUsize::new(0),
             blocked: Mutex::new(Vec::new()),
+            any_blocked: AtomicBool::new(false),
             spinning: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
             waiters: AtomicUsize::new(0),
@@ -676,13 +682,19 @@ impl Shared {
     /// Puts the entity `id` among the timed ones unless it is there already.
     fn mark_timed(&self, id: u64, hold: &Hold) {
         if !hold.timed.swap(true, Ordering::SeqCst) {
-            self.timed.lock().unwrap_or_else(PoisonError::into_inner).push(id);
+            let mut timed = self.timed.lock().unwrap_or_else(PoisonError::into_inner);
+            timed.push(id);
+            self.timed_count.store(timed.len(), Ordering::SeqCst);
         }
     }
 
     /// The earliest deadline of the timed entities, and those whose deadline passed by `now`
     /// queued; an entity without a deadline any more leaves the timed ones.
     fn look_at_timed(&self, entries: &Entries, now: Instant) -> Option<Instant> {
+        // An entity that becomes timed after this look rings the executor (`deadline_moved`).
+        if self.timed_count.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
         let mut timed = self.timed.lock().unwrap_or_else(PoisonError::into_inner);
         let mut earliest: Option<Instant> = None;
         timed.retain(|&id| {
@@ -704,6 +716,7 @@ impl Shared {
         // A wait that began while the flag was down may have put its entity in a second time.
         timed.sort_unstable();
         timed.dedup();
+        self.timed_count.store(timed.len(), Ordering::SeqCst);
         earliest
     }
 
@@ -909,10 +922,11 @@ impl Shared {
 
     /// Keeps an entity with work aside until its busy group is free.
     fn block(&self, entry: &Entry, entries: &Entries) {
-        self.blocked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(entry.id);
+        {
+            let mut blocked = self.blocked.lock().unwrap_or_else(PoisonError::into_inner);
+            blocked.push(entry.id);
+            self.any_blocked.store(true, Ordering::SeqCst);
+        }
         // The callback that held the group may have ended before the entity was kept aside.
         if entry.group.is_free() {
             self.unblock(entries);
@@ -921,7 +935,11 @@ impl Shared {
 
     /// Queues again the entities kept aside for a busy group (a callback ended).
     fn unblock(&self, entries: &Entries) {
-        let blocked = std::mem::take(&mut *self.blocked.lock().unwrap_or_else(PoisonError::into_inner));
+        let blocked = {
+            let mut blocked = self.blocked.lock().unwrap_or_else(PoisonError::into_inner);
+            self.any_blocked.store(false, Ordering::SeqCst);
+            std::mem::take(&mut *blocked)
+        };
         for id in blocked {
             if let Some(entry) = entries.find(id) {
                 self.mark_ready(id, &entry.hold);
@@ -960,12 +978,7 @@ impl Shared {
         SERVING.set(before);
         entry.group.leave();
         entry.hold.running.store(false, Ordering::SeqCst);
-        if !self
-            .blocked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty()
-        {
+        if self.any_blocked.load(Ordering::SeqCst) {
             self.unblock(&self.snapshot());
         }
         if outcome.is_err() {
