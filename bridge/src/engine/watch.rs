@@ -6,6 +6,7 @@
 //! discovery snapshot, polled, each endpoint held a moment after it drops out
 //! ([`Lingering`]), and `ros_discovery_info`, which names the DDS nodes behind the endpoints.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,8 @@ pub(super) struct Watch {
     dds_nodes: DdsNodes,
     /// When DDS discovery last reported a new participant.
     participant_discovered: Option<Instant>,
+    /// What the last look showed, one line per endpoint, for the debug log of what came and went.
+    shown: BTreeSet<String>,
 }
 
 impl Watch {
@@ -94,6 +97,7 @@ impl Watch {
             discovery_info,
             dds_nodes: DdsNodes::default(),
             participant_discovered: None,
+            shown: BTreeSet::new(),
         })
     }
 
@@ -112,11 +116,48 @@ impl Watch {
         if self.dds.participants_discovered() {
             self.participant_discovered = Some(now);
         }
-        Sides {
+        let sides = Sides {
             dds_writers: self.dds_writers.update(self.dds.remote_writers(), now),
             dds_readers: self.dds_readers.update(self.dds.remote_readers(), now),
             zenoh: self.zenoh_endpoints(),
+        };
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            self.log_changes(&sides);
         }
+        sides
+    }
+
+    /// Logs (at debug) each endpoint that appeared or went since the last look: what a route
+    /// that does not come up is missing shows here.
+    fn log_changes(&mut self, sides: &Sides) {
+        let dds = |kind: &str, e: &RemoteEndpoint| {
+            format!(
+                "DDS {kind} {} [{}] participant {} guid {}",
+                e.topic,
+                e.type_name,
+                e.participant,
+                peers::hex(&e.guid)
+            )
+        };
+        let now: BTreeSet<String> = sides
+            .dds_writers
+            .iter()
+            .map(|e| dds("writer", e))
+            .chain(sides.dds_readers.iter().map(|e| dds("reader", e)))
+            .chain(sides.zenoh.iter().map(|e| {
+                format!(
+                    "zenoh {:?} {} [{}] zid {} id {}",
+                    e.kind, e.topic, e.type_name, e.node.zid, e.id
+                )
+            }))
+            .collect();
+        for came in now.difference(&self.shown) {
+            tracing::debug!("seen: {came}");
+        }
+        for went in self.shown.difference(&now) {
+            tracing::debug!("gone: {went}");
+        }
+        self.shown = now;
     }
 
     /// Every bridge on the domain, this one included, as their tokens announce them.
