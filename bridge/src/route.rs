@@ -383,6 +383,10 @@ impl ZenohToDds {
 /// How long a route that goes waits for the DDS readers to acknowledge what it wrote last.
 const ACK_WAIT: Duration = Duration::from_secs(1);
 
+/// How long a route's writer holds its messages for a DDS reader that matched it while the
+/// route runs to answer (to know the writer), before it writes on without that reader.
+const ANSWER_WAIT: Duration = Duration::from_secs(1);
+
 /// The writer thread of a zenoh -> DDS route. A message is counted as forwarded once written
 /// while a DDS reader matched the writer; with none, it is dropped (`no_dds_reader`). What
 /// reliable readers had not acknowledged when the route went is counted `unacknowledged`, so
@@ -390,7 +394,13 @@ const ACK_WAIT: Duration = Duration::from_secs(1);
 /// never ends with "no drops".
 fn write_to_dds(writer: &RawWriter, queue: &Receiver<RawCdr>, checks: &Checks, stopping: &AtomicBool) {
     use rustdds::{DataWriterStatus, StatusEvented};
+    let started = Instant::now();
     let mut matched = wait_for_a_reader(writer, stopping);
+    // A reader matched here may not know the writer yet: what is written before it does is
+    // lost to it (a volatile Cyclone DDS reader starts from the writer's next sample). The
+    // messages wait in the queue until every matched reader has answered.
+    let mut new_reader = matched;
+    let mut answer_wait = MATCH_WAIT.saturating_sub(started.elapsed());
     // Messages written since the readers last had everything acknowledged.
     let mut unacknowledged = 0u64;
     let mut last_check = Instant::now();
@@ -398,6 +408,10 @@ fn write_to_dds(writer: &RawWriter, queue: &Receiver<RawCdr>, checks: &Checks, s
         while let Some(status) = writer.try_recv_status() {
             if let DataWriterStatus::PublicationMatched { current, .. } = status {
                 matched = current.count() > 0;
+                if current.count_change() > 0 {
+                    new_reader = true;
+                    answer_wait = ANSWER_WAIT;
+                }
             }
         }
         match queue.recv_timeout(Duration::from_millis(100)) {
@@ -406,6 +420,12 @@ fn write_to_dds(writer: &RawWriter, queue: &Receiver<RawCdr>, checks: &Checks, s
                 "no DDS reader matches the bridge's writer (it left, or its QoS does not match)",
             ),
             Ok(raw) => {
+                if std::mem::take(&mut new_reader) && !wait_for_answers(writer, answer_wait, stopping) {
+                    tracing::debug!(
+                        route = %checks.name,
+                        "a matched DDS reader did not answer within {answer_wait:?}: writing on"
+                    );
+                }
                 let len = 4 + raw.body.len();
                 match writer.write(raw, None) {
                     Ok(()) => {
@@ -448,6 +468,21 @@ fn wait_for_a_reader(writer: &RawWriter, stopping: &AtomicBool) -> bool {
         }
     }
     false
+}
+
+/// Waits until every reader matched with `writer` has answered it, at most `max_wait` and not
+/// past a stop; returns whether they all did.
+fn wait_for_answers(writer: &RawWriter, max_wait: Duration, stopping: &AtomicBool) -> bool {
+    let deadline = Instant::now() + max_wait;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if writer.wait_for_readers_to_answer(left.min(Duration::from_millis(100))) {
+            return true;
+        }
+        if left.is_zero() || stopping.load(Ordering::Relaxed) {
+            return false;
+        }
+    }
 }
 
 impl Drop for ZenohToDds {

@@ -40,6 +40,11 @@ from dataclasses import dataclass
 # tunes Cyclone for big messages: with its defaults (1344-byte fragments) one 7 MB cloud takes
 # ~90 ms DDS to DDS on the 2-core VM and 5 Hz already queues up; tuned, 15 Hz holds at ~12 ms.
 BIG = any(role in sys.argv[1:2] for role in ("cloud", "cloud-listener"))
+# --participant-index N fixes the participant's ports (its discovery traffic comes to
+# 7410 + 2N on domain 0), so that a test can hold that traffic back. Read here: Cyclone takes
+# its configuration from the environment when the module loads.
+INDEX = (sys.argv[sys.argv.index("--participant-index") + 1]
+         if "--participant-index" in sys.argv[:-1] else None)
 os.environ.setdefault(
     "CYCLONEDDS_URI",
     '<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="lo" multicast="true"/>'
@@ -47,6 +52,7 @@ os.environ.setdefault(
     + ("<MaxMessageSize>65500B</MaxMessageSize><FragmentSize>64000B</FragmentSize>" if BIG else "")
     + "</General>"
     + ('<Internal><SocketReceiveBufferSize min="4MB"/></Internal>' if BIG else "")
+    + (f"<Discovery><ParticipantIndex>{int(INDEX)}</ParticipantIndex></Discovery>" if INDEX else "")
     + "</Domain></CycloneDDS>",
 )
 
@@ -387,6 +393,8 @@ def listener(participant, args):
                 data = reader.get_matched_publication_data(handle)
                 say(f"matched {data.topic_name} {data.type_name}")
         for sample in reader.take(N=64):
+            if isinstance(sample, InvalidSample):
+                continue  # no data: an instance's state changed (its writer left)
             say(f"heard {sample.serialize().hex()} {sample.data}")
             heard += 1
         time.sleep(0.01)
@@ -476,6 +484,8 @@ def main():
     parser.add_argument("--no-wait", action="store_true", help="talk without waiting for a reader")
     parser.add_argument("--keyed", action="store_true", help="talker: a keyed String_ (data is the key)")
     parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--participant-index", type=int,
+                        help="fix the participant's index (and so its ports); read at start")
     parser.add_argument("--linger", type=float, default=0, help="seconds to stay after the last message")
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=480)

@@ -79,6 +79,8 @@ fn two_bridges_on_one_dds_domain_and_zenoh_network_carry_each_message_once_and_t
                 "20",
                 "--timeout",
                 "100",
+                // What the route holds until the reader knows its writer comes at once.
+                "--keep-all",
             ],
         )
         .start();

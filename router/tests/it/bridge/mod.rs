@@ -261,6 +261,42 @@ impl Net {
     }
 }
 
+/// DDS discovery traffic held back in a [`Net`] (an nftables rule in its namespace) while this
+/// lives.
+struct HeldBack<'n> {
+    net: &'n Net,
+}
+
+impl Net {
+    /// Drops, until the guard goes, every datagram of domain 0's discovery sent by multicast
+    /// (port 7400) or to the participant with index `participant` (its discovery port,
+    /// 7410 + 2 × index): that participant learns of no new endpoint meanwhile, while what
+    /// endpoints send it directly still arrives.
+    fn hold_back_discovery_to(&self, participant: u16) -> HeldBack<'_> {
+        let port = 7410 + 2 * participant;
+        let rules = format!(
+            "add table inet zshm_test; \
+             add chain inet zshm_test out {{ type filter hook output priority 0; }}; \
+             add rule inet zshm_test out udp dport {{ 7400, {port} }} drop"
+        );
+        run(&["ip", "netns", "exec", &self.name, "nft", &rules]);
+        HeldBack { net: self }
+    }
+}
+
+impl Drop for HeldBack<'_> {
+    fn drop(&mut self) {
+        run(&[
+            "ip",
+            "netns",
+            "exec",
+            &self.net.name,
+            "nft",
+            "delete table inet zshm_test",
+        ]);
+    }
+}
+
 impl Drop for Net {
     fn drop(&mut self) {
         // Every process of the test is stopped by then (each `Proc` is declared after the `Net`).

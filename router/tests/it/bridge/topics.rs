@@ -113,7 +113,11 @@ fn bridge_carries_a_zshm_talker_to_a_dds_reader_byte_exact_with_the_ros_type_nam
     let router = net.router();
     let bridge = net.bridge(&router, &[]);
     let mut reader = net
-        .dds("dds listener", &["listener", "--count", "20", "--timeout", "100"])
+        .dds(
+            "dds listener",
+            // Keep all: what the route holds until the reader knows its writer comes at once.
+            &["listener", "--count", "20", "--timeout", "100", "--keep-all"],
+        )
         .start();
     reader.wait_for_stdout("listening", |l| l == "listening");
     let _talker = net
@@ -157,6 +161,88 @@ fn bridge_carries_a_zshm_talker_to_a_dds_reader_byte_exact_with_the_ros_type_nam
         .collect();
     assert_eq!(heard, expected, "every message, in order, byte-exact");
     drop(_talker);
+    stop_bridge(bridge);
+}
+
+/// A DDS reader that learns of a new route's writer late loses none of its first messages. The
+/// writer matches the reader as soon as it learns of it; the reader learns of the writer only
+/// from the writer's announcement, here held back while the route's first messages go out. A
+/// volatile Cyclone DDS reader drops what comes from a writer it does not know, and then starts
+/// from the writer's next sample: the bridge used to write at the match and lose those
+/// messages, and the reader's acknowledgement made the route say "no drops". It now holds them
+/// until the reader has answered the writer (third_party/rustdds/PATCHES.md, 7).
+#[test]
+fn a_dds_reader_that_learns_of_the_bridges_writer_late_gets_every_message_from_the_first() {
+    const INDEX: u16 = 9;
+    let net = Net::new();
+    let router = net.router();
+    let bridge = net.bridge(&router, &[]);
+    let mut reader = net
+        .dds(
+            "dds listener",
+            &[
+                "listener",
+                "--topic",
+                "rt/echo",
+                "--count",
+                "23",
+                "--timeout",
+                "100",
+                "--participant-index",
+                &INDEX.to_string(),
+                // What was held back arrives at once: a history of 10 would drop part of it.
+                "--keep-all",
+            ],
+        )
+        .start();
+    reader.wait_for_stdout("listening", |l| l == "listening");
+    let zshm_talker = |count: &str| {
+        let args = [
+            "talker",
+            "-e",
+            &router.locator,
+            "-t",
+            "echo",
+            "-n",
+            count,
+            "-r",
+            "20",
+            "--wait",
+            "100",
+        ];
+        net.zshm("talker", &args).start()
+    };
+    // A first route brings both sides' discovery up to date: three messages heard, then the
+    // route goes with its talker.
+    let mut first = zshm_talker("3");
+    assert_eq!(first.wait_exit(), 0, "{}", first.dump());
+    reader.wait_for_stdout("the first three", |l| l.ends_with("Hello World: 3"));
+    bridge.wait_for_stdout("the first route down", |l| l.starts_with("route down: /echo"));
+
+    // The second route's writer is announced while the reader's discovery traffic is dropped.
+    let held = net.hold_back_discovery_to(INDEX);
+    let second = zshm_talker("20");
+    wait_until("the second route up", || {
+        lines_starting(&bridge, "route up: /echo") == 2
+    });
+    second.wait_for_stdout("five published", |l| l == "Publishing: 'Hello World: 5'");
+    drop(held);
+
+    assert_eq!(reader.wait_exit(), 0, "{}", reader.dump());
+    let heard: Vec<String> = reader
+        .stdout()
+        .iter()
+        .filter_map(|l| l.strip_prefix("heard "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|hex| hex.starts_with("0001"))
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = (1..=3)
+        .chain(1..=20)
+        .map(|i| string_cdr(&format!("Hello World: {i}")))
+        .collect();
+    assert_eq!(heard, expected, "every message, in order\n{}", bridge.dump());
+    drop(second);
     stop_bridge(bridge);
 }
 

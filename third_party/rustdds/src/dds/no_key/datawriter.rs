@@ -128,6 +128,13 @@ where
   pub fn wait_for_acknowledgments(&self, max_wait: Duration) -> WriteResult<bool, ()> {
     self.keyed_datawriter.wait_for_acknowledgments(max_wait)
   }
+
+  // zshm patch (PATCHES.md, 7)
+  /// Waits until every matched reliable reader has answered this writer at least once; see
+  /// [`crate::with_key::DataWriter::wait_for_readers_to_answer`].
+  pub fn wait_for_readers_to_answer(&self, max_wait: Duration) -> bool {
+    self.keyed_datawriter.wait_for_readers_to_answer(max_wait)
+  }
   /*
   // status queries
   /// Unimplemented. <b>Do not use</b>.

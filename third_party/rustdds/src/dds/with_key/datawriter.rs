@@ -478,6 +478,24 @@ where
     } // match
   }
 
+  // zshm patch (PATCHES.md, 7)
+  /// Waits until every matched reliable reader has answered this writer at least once (sent an
+  /// ACKNACK, as a reader does once it knows the writer), or `max_wait` elapses; returns
+  /// whether they all did. True at once when no reliable reader is matched.
+  ///
+  /// A reader that has not answered may not know the writer yet: a volatile reader drops what
+  /// the writer sends before it does, and then starts from the writer's next sample (Cyclone
+  /// DDS does so), so what was written meanwhile is lost to it although the writer saw it
+  /// matched. Waiting for the answer before the first write closes that window.
+  pub fn wait_for_readers_to_answer(&self, max_wait: Duration) -> bool {
+    match &self.qos_policy.reliability {
+      None | Some(Reliability::BestEffort) => true,
+      Some(Reliability::Reliable { .. }) => self
+        .send_buffer
+        .wait_for_acked_through(SequenceNumber::zero(), max_wait),
+    }
+  }
+
   /*
 
   /// Unimplemented. <b>Do not use</b>.
