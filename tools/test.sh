@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 # The SHM-fallback tests use util-linux (unshare, setpriv, prlimit, nsenter) and mount; the metrics
 # tests use promtool and a real Prometheus server (Debian package prometheus); the systemd unit is
-# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2); the
+# checked with systemd-analyze (systemd); the two-host test uses network namespaces (iproute2); a
+# bridge test holds DDS discovery back with an nftables rule in its namespace (nftables); the
 # status page is loaded in headless Chromium (Debian package chromium; never a browser from npm);
 # the Foxglove endpoint is tested with the official protocol client, run with Node.js (nodejs, npm).
 # A failing test prints the threads of the processes still running with gdb (their backtraces).
@@ -17,7 +18,7 @@ declare -A package_of=(
   [unshare]=util-linux [setpriv]=util-linux [prlimit]=util-linux [nsenter]=util-linux
   [mount]=mount [python3]="python3 python3-venv" [promtool]=prometheus [prometheus]=prometheus
   [systemd-analyze]=systemd [ip]=iproute2 [openssl]=openssl [chromium]=chromium
-  [node]=nodejs [npm]=npm [gdb]=gdb
+  [node]=nodejs [npm]=npm [gdb]=gdb [nft]=nftables
 )
 missing=()
 packages=()
