@@ -1156,20 +1156,14 @@ impl Discovery {
   }
 
   // Check if there are messages about new Readers
+  // zshm patch (PATCHES.md, 8): `read_history` no longer filters. The samples are taken from
+  // the reader, so a filter dropped for good every other participant's sample still unread when
+  // a new participant was discovered (its endpoints were never discovered).
   pub fn sedp_receive_subscription(&mut self, read_history: Option<GuidPrefix>) {
     let drds: Vec<Sample<DiscoveredReaderData, GUID>> =
       match self.dcps_subscription.reader.into_iterator() {
         Ok(ds) => ds
           .map(|d| d.map_dispose(|g| g.0)) // map_dispose removes Endpoint_GUID wrapper around GUID
-          .filter(|d|
-              // If a participant was specified, we must match its GUID prefix.
-              match (read_history, d) {
-                (None, _) => true, // Not asked to filter by participant
-                (Some(participant_to_update), Sample::Value(drd)) =>
-                  drd.reader_proxy.remote_reader_guid.prefix == participant_to_update,
-                (Some(participant_to_update), Sample::Dispose(guid)) =>
-                  guid.prefix == participant_to_update,
-              })
           .collect(),
         Err(e) => {
           error!("sedp_receive_subscription: {e:?}");
@@ -1226,7 +1220,9 @@ impl Discovery {
     } // loop
   }
 
-  pub fn sedp_receive_publication(&mut self, read_history: Option<GuidPrefix>) {
+  // zshm patch (PATCHES.md, 8): `read_history` no longer filters (see
+  // `sedp_receive_subscription`).
+  pub fn sedp_receive_publication(&mut self, _read_history: Option<GuidPrefix>) {
     let dwds: Vec<Sample<DiscoveredWriterData, GUID>> =
       match self.dcps_publication.reader.into_iterator() {
         // a lot of cloning here, but we must copy the data out of the
@@ -1234,16 +1230,6 @@ impl Discovery {
         // a reader and thus self
         Ok(ds) => ds
           .map(|d| d.map_dispose(|g| g.0)) // map_dispose removes Endpoint_GUID wrapper around GUID
-          // If a participant was specified, we must match its GUID prefix.
-          .filter(|d| match (read_history, d) {
-            (None, _) => true, // Not asked to filter by participant
-            (Some(participant_to_update), Sample::Value(dwd)) => {
-              dwd.writer_proxy.remote_writer_guid.prefix == participant_to_update
-            }
-            (Some(participant_to_update), Sample::Dispose(guid)) => {
-              guid.prefix == participant_to_update
-            }
-          })
           .collect(),
         Err(e) => {
           error!("sedp_receive_publication: {e:?}");
