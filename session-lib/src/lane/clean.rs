@@ -24,7 +24,8 @@ pub struct CleanReport {
     pub dead_nodes: usize,
     /// Processes of the domain still running (their files are kept).
     pub alive_nodes: usize,
-    /// Files removed that no node owned (left by a crash in the middle of a creation).
+    /// Files removed that no live process owned: left by a crash in the middle of a creation,
+    /// or doorbells of dead processes.
     pub orphans: usize,
     /// Bytes those held in /dev/shm.
     pub orphan_bytes: u64,
@@ -78,6 +79,9 @@ pub fn clean(root: &Path, dev_shm: &Path, orphans: bool) -> Result<CleanReport, 
             ),
         }
     }
+    // Doorbells nobody reads: their process died (a live one is always read).
+    report.orphans +=
+        super::doorbell::remove_dead_bells(&super::doorbell::bells_dir(&domain::state_dir(root)));
     if orphans && report.alive_nodes == 0 {
         let prefix = domain::prefix(root);
         for entry in std::fs::read_dir(dev_shm).into_iter().flatten().flatten() {

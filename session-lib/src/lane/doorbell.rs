@@ -11,35 +11,51 @@
 //!
 //! # The protocol
 //!
-//! * An executor that serves lane subscriptions creates a [`Doorbell`]: an iceoryx2 event
-//!   service `zshm/bell/<key>` with one listener, in its wait set. Each subscription gets one
-//!   of its [`EVENT_IDS`] event ids.
+//! * An executor that serves lane subscriptions creates a [`Doorbell`]: a named pipe (FIFO)
+//!   `bells/bell-<key>` in the domain's state directory, which it holds open for reading, in its
+//!   wait set. Each subscription gets one of its [`EVENT_IDS`] event ids.
 //! * A subscription's port on a publisher's data service is named
 //!   `<gid>@<key>.<event id>` ([`BellAddress::port_name`]) instead of `<gid>`.
 //! * At each send, a publisher rings, with its event id, the doorbell of every connected
-//!   subscriber whose port name carries one ([`Bells`]), sharing one notifier per doorbell with
-//!   the whole process ([`Rings`]).
+//!   subscriber whose port name carries one ([`Bells`]): it writes the id, one byte, into the
+//!   pipe, which the whole process holds open once for writing ([`Rings`]).
 //! * A subscriber without a doorbell (lane wake-ups set to `publisher`, an older zshm) or whose
-//!   doorbell cannot be opened (gone, full) is woken as before, through the publisher's own
-//!   event, which every subscription keeps listening on for that reason.
+//!   doorbell cannot be opened or written (gone, full) is woken as before, through the
+//!   publisher's own event, which every subscription keeps listening on for that reason.
 //!
-//! The executor that the doorbell wakes takes its event ids (which also re-arms it: a ring after
-//! that wakes it again) and then reads every lane publisher of the subscriptions those ids
-//! belong to. Ids are shared when an executor serves more than [`EVENT_IDS`] subscriptions; a
-//! shared id only makes a subscription look once for nothing.
-
-#![allow(unsafe_code)]
+//! The executor that the doorbell wakes reads the ids out of the pipe and then reads every lane
+//! publisher of the subscriptions those ids belong to. Ids are shared when an executor serves
+//! more than [`EVENT_IDS`] subscriptions; a shared id only makes a subscription look once for
+//! nothing.
+//!
+//! # Why a pipe, not an iceoryx2 event
+//!
+//! The doorbell was an iceoryx2 event service until 7 December. Its listener cannot say
+//! whether a ring is pending without emptying its socket, and a take that ends with a ring
+//! racing it would never be woken again (see [`take_until_settled`]), so every wake-up cost
+//! a take and a second look to prove it settled: four `recvfrom`, three of which found nothing,
+//! 19% of a T = 200 node's receiving thread (BENCHMARKS.md). A pipe holds the ids themselves:
+//! one `read` takes them all, and a ring after it makes the descriptor readable again, with no
+//! state beside the pipe that could disagree with it. A pipe holds 64 KiB of rings, where a
+//! unix datagram socket holds 10 datagrams (`net.unix.max_dgram_qlen`), too few for one burst.
+//! A ring that finds it full wakes the subscriber through the publisher's own event instead.
+//!
+//! A doorbell whose process died is a pipe nobody reads: opening it for writing fails with
+//! `ENXIO` and writing to it with `EPIPE` (Rust programs ignore `SIGPIPE`). It is removed by the
+//! next doorbell created in the domain and by `zshm shm-clean`.
 
 use std::collections::HashMap;
-use std::os::fd::BorrowedFd;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use iceoryx2::identifiers::UniqueSubscriberId;
 use iceoryx2::port::listener::Listener;
-use iceoryx2::port::notifier::Notifier;
 use iceoryx2::prelude::*;
-use iceoryx2::service::port_factory::event::PortFactory as EventService;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 
 use super::Svc;
@@ -49,12 +65,14 @@ use super::header::LaneHeader;
 /// one counter per id each time it takes a wake-up, so they are few; shared ids cost a look.
 pub const EVENT_IDS: u64 = 64;
 
-/// Processes whose publishers may ring one doorbell (one notifier per process and doorbell).
-const MAX_RINGERS: usize = 256;
+/// The directory of a domain's doorbells, in its state directory (see [`super::domain`]).
+pub fn bells_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("bells")
+}
 
-/// The iceoryx2 name of the doorbell `key`.
-fn service_name(key: &str) -> String {
-    format!("zshm/bell/{key}")
+/// The pipe of the doorbell `key`.
+fn bell_path(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("bell-{key}"))
 }
 
 /// Where a subscription is woken: a doorbell and the event id it rings with.
@@ -107,9 +125,11 @@ impl BellAddress {
 /// Why a doorbell could not be created; the executor's subscriptions are then woken through
 /// each publisher's own event.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("iceoryx2 could not create an executor's doorbell: {error}")]
+#[error("cannot create an executor's doorbell in {dir}: {error}")]
 pub struct DoorbellError {
-    /// iceoryx2's error.
+    /// The directory of the domain's doorbells.
+    pub dir: PathBuf,
+    /// What failed.
     pub error: String,
 }
 
@@ -117,50 +137,54 @@ pub struct DoorbellError {
 #[derive(Debug)]
 pub struct Doorbell {
     key: String,
-    listener: Listener<Svc>,
-    _service: EventService<Svc>,
+    path: PathBuf,
+    /// Open for reading and writing: a pipe with no writer would read as ended, and make the
+    /// descriptor readable for ever.
+    pipe: File,
 }
 
 impl Doorbell {
-    /// Creates a doorbell in the domain of `node` (the session's lane node), with a key no other
-    /// doorbell of the domain has (blocking, about a millisecond).
-    pub fn create(node: &Node<Svc>) -> Result<Self, DoorbellError> {
+    /// Creates a doorbell in `dir` (the domain's [`bells_dir`]), with a key no other doorbell
+    /// there has, after removing the doorbells of dead processes there.
+    pub fn create(dir: &Path) -> Result<Self, DoorbellError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let failed = |error: String| DoorbellError { error };
-        let mut last = String::new();
-        // A key is the process id and a counter; one a dead process left behind is taken until
-        // the dead-node cleanup removes it, so a few tries move past it.
+        let failed = |error: String| DoorbellError {
+            dir: dir.to_owned(),
+            error,
+        };
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(failed(err.to_string())),
+        }
+        remove_dead_bells(dir);
+        let mut last = String::from("no free key");
         for _ in 0..8 {
             let key = format!(
                 "{:x}-{:x}",
                 std::process::id(),
                 NEXT.fetch_add(1, Ordering::Relaxed)
             );
-            let name: ServiceName = service_name(&key)
-                .as_str()
-                .try_into()
-                .map_err(|err| failed(format!("{err:?}")))?;
-            let service = node
-                .service_builder(&name)
-                .event()
-                .event_id_max_value(EVENT_IDS as usize - 1)
-                .max_listeners(1)
-                .max_notifiers(MAX_RINGERS)
-                .max_nodes(MAX_RINGERS + 1)
-                .create();
-            match service {
-                Ok(service) => {
-                    let listener = service
-                        .listener_builder()
-                        .create()
-                        .map_err(|err| failed(format!("{err:?}")))?;
-                    return Ok(Self {
-                        key,
-                        listener,
-                        _service: service,
-                    });
-                }
-                Err(err) => last = format!("{err:?}"),
+            // Made under a hidden name and linked to its own once open, so that whoever finds
+            // a doorbell finds it read: one without a reader is dead (see `remove_dead_bells`).
+            let draft = dir.join(format!(".bell-{key}"));
+            let _ = std::fs::remove_file(&draft);
+            if let Err(err) = nix::unistd::mkfifo(&draft, nix::sys::stat::Mode::S_IRWXU) {
+                return Err(failed(format!("mkfifo: {err}")));
+            }
+            let pipe = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(nix::libc::O_NONBLOCK)
+                .open(&draft);
+            let path = bell_path(dir, &key);
+            let linked = pipe.and_then(|pipe| std::fs::hard_link(&draft, &path).map(|()| pipe));
+            let _ = std::fs::remove_file(&draft);
+            match linked {
+                Ok(pipe) => return Ok(Self { key, path, pipe }),
+                // A process of another pid namespace with our pid: take the next key.
+                Err(err) if err.kind() == ErrorKind::AlreadyExists => last = err.to_string(),
+                Err(err) => return Err(failed(err.to_string())),
             }
         }
         Err(failed(last))
@@ -173,21 +197,78 @@ impl Doorbell {
 
     /// The descriptor that becomes readable when it rings.
     pub fn descriptor(&self) -> BorrowedFd<'_> {
-        // SAFETY: the listener's descriptor stays open as long as the listener, which `self`
-        // holds; whoever watches it stops before dropping the doorbell.
-        unsafe { BorrowedFd::borrow_raw(self.listener.file_descriptor().native_handle()) }
+        self.pipe.as_fd()
     }
 
     /// Takes the rings so far: one bit per event id that rang. A ring after this call makes the
-    /// descriptor readable again, unless `settled` is false: then the caller must take again
-    /// before it waits on the descriptor.
+    /// descriptor readable again. `settled` is false when rings kept coming for [`TAKE_LIMIT`]
+    /// reads: the caller takes again before it waits.
     pub fn take(&self) -> Taken {
         let mut rung = 0u64;
-        let settled = take_until_settled(&self.listener, TAKE_LIMIT, |id| {
-            rung |= 1 << (id as u64 % EVENT_IDS);
-        });
-        Taken { rung, settled }
+        let mut ids = [0u8; 512];
+        for _ in 0..TAKE_LIMIT {
+            match (&self.pipe).read(&mut ids) {
+                Ok(n) => {
+                    for &id in &ids[..n] {
+                        rung |= 1 << (u64::from(id) % EVENT_IDS);
+                    }
+                    if n < ids.len() {
+                        return Taken { rung, settled: true };
+                    }
+                }
+                Err(err) if err.kind() == ErrorKind::Interrupted => {}
+                Err(err) if err.kind() == ErrorKind::WouldBlock => {
+                    return Taken { rung, settled: true };
+                }
+                Err(err) => {
+                    tracing::debug!("lane: cannot read a doorbell: {err}");
+                    return Taken { rung, settled: true };
+                }
+            }
+        }
+        Taken { rung, settled: false }
     }
+}
+
+impl Drop for Doorbell {
+    fn drop(&mut self) {
+        // Only if the name is still this pipe's (a cleaner may have taken it for dead).
+        let ours = self.pipe.metadata().ok().map(|meta| (meta.dev(), meta.ino()));
+        let named = std::fs::symlink_metadata(&self.path)
+            .ok()
+            .map(|meta| (meta.dev(), meta.ino()));
+        if ours.is_some() && ours == named {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Removes the doorbells in `dir` that nobody reads any more (their process died); returns how
+/// many. A live doorbell always has its reader, from before it has its name.
+pub fn remove_dead_bells(dir: &Path) -> usize {
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let is_pipe = entry.file_type().is_ok_and(|kind| kind.is_fifo());
+        if !is_pipe || !name.to_string_lossy().starts_with("bell-") {
+            continue;
+        }
+        let path = entry.path();
+        if matches!(open_for_ringing(&path), Err(err) if err.raw_os_error() == Some(nix::libc::ENXIO))
+            && std::fs::remove_file(&path).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Opens a doorbell's pipe for writing without blocking: `ENXIO` when nobody reads it.
+fn open_for_ringing(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
 }
 
 /// What [`Doorbell::take`] took.
@@ -195,11 +276,11 @@ impl Doorbell {
 pub struct Taken {
     /// One bit per event id that rang.
     pub rung: u64,
-    /// False when rings kept coming for [`TAKE_LIMIT`] looks: take again before waiting.
+    /// False when rings kept coming for [`TAKE_LIMIT`] reads: take again before waiting.
     pub settled: bool,
 }
 
-/// Looks a doorbell takes at most before it lets its executor serve what rang.
+/// Reads a doorbell takes at most before it lets its executor serve what rang.
 const TAKE_LIMIT: usize = 8;
 
 /// Takes a listener's wake-ups until a look finds none (or `limit` looks found some: false),
@@ -236,63 +317,78 @@ pub(crate) fn take_until_settled(
 /// The ringing end of one doorbell, shared by the publishers of a process.
 #[derive(Debug)]
 pub struct Ring {
-    notifier: Notifier<Svc>,
-    _service: EventService<Svc>,
+    pipe: File,
+    /// Whether a ring failed already (logged once).
+    failed: AtomicBool,
 }
 
 impl Ring {
-    fn ring(&self, event_id: u64) {
-        // Coalesced by iceoryx2 while the doorbell's listener has not taken the last ring.
-        if let Err(err) = self
-            .notifier
-            .notify_with_custom_event_id(EventId::new(event_id as usize))
-        {
-            tracing::debug!("lane: doorbell not rung: {err:?}");
+    /// Writes `event_id` into the pipe; false when it could not (full: its executor is far
+    /// behind; or its process died), and the subscriber must be woken another way.
+    fn ring(&self, event_id: u64) -> bool {
+        loop {
+            match (&self.pipe).write(&[event_id as u8]) {
+                Ok(_) => return true,
+                Err(err) if err.kind() == ErrorKind::Interrupted => {}
+                Err(err) => {
+                    if !self.failed.swap(true, Ordering::Relaxed) {
+                        tracing::debug!(
+                            "lane: a doorbell cannot be rung ({err}); waking its subscribers directly"
+                        );
+                    }
+                    return false;
+                }
+            }
         }
     }
 }
 
 /// The doorbells a process's publishers ring, opened once each (the lane context holds them).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Rings {
+    dir: PathBuf,
     open: Mutex<HashMap<String, Weak<Ring>>>,
 }
 
 impl Rings {
+    /// The doorbells of the domain whose doorbells are in `dir` ([`bells_dir`]).
+    pub fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            open: Mutex::default(),
+        }
+    }
+
+    /// The directory of the domain's doorbells.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The doorbell `key`, opened if no publisher of the process has it open; `None` when it
-    /// cannot be (gone, or as many processes ring it as it allows).
-    fn get(&self, node: &Node<Svc>, key: &str) -> Option<Arc<Ring>> {
+    /// cannot be (gone, or never made: an older zshm's).
+    fn get(&self, key: &str) -> Option<Arc<Ring>> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(ring) = open.get(key).and_then(Weak::upgrade) {
             return Some(ring);
         }
         open.retain(|_, ring| ring.strong_count() > 0);
-        let name: ServiceName = service_name(key).as_str().try_into().ok()?;
-        let opened = node
-            .service_builder(&name)
-            .event()
-            .open()
-            .map_err(|err| format!("{err:?}"))
-            .and_then(|service| {
-                let notifier = service
-                    .notifier_builder()
-                    .create()
-                    .map_err(|err| format!("{err:?}"))?;
-                Ok(Ring {
-                    notifier,
-                    _service: service,
-                })
-            });
-        match opened {
-            Ok(ring) => {
-                let ring = Arc::new(ring);
+        // The key is a port name's: it must not climb out of the directory.
+        if key.is_empty() || key.contains('/') || key.starts_with('.') {
+            return None;
+        }
+        match open_for_ringing(&bell_path(&self.dir, key)) {
+            Ok(pipe) => {
+                let ring = Arc::new(Ring {
+                    pipe,
+                    failed: AtomicBool::new(false),
+                });
                 open.insert(key.to_owned(), Arc::downgrade(&ring));
                 Some(ring)
             }
             Err(error) => {
                 tracing::debug!(
                     key,
-                    error,
+                    %error,
                     "lane: cannot open a subscriber's doorbell; waking it directly"
                 );
                 None
@@ -315,7 +411,7 @@ pub struct Bells {
 impl Bells {
     /// Works out the targets again when the connected subscribers changed. Costs one look at
     /// the service's subscriber list when they did not.
-    pub fn refresh(&mut self, rings: &Rings, node: &Node<Svc>, data: &DataService<Svc, [u8], LaneHeader>) {
+    pub fn refresh(&mut self, rings: &Rings, data: &DataService<Svc, [u8], LaneHeader>) {
         self.scratch.clear();
         let config = data.dynamic_config();
         config.list_subscribers(|details| {
@@ -331,7 +427,7 @@ impl Bells {
         config.list_subscribers(|details| {
             self.seen.push(details.subscriber_id);
             match BellAddress::parse(details.subscriber_name.as_str()).1 {
-                Some(bell) => match rings.get(node, &bell.key) {
+                Some(bell) => match rings.get(&bell.key) {
                     Some(ring) => {
                         let known = targets
                             .iter()
@@ -352,11 +448,147 @@ impl Bells {
 
     /// Rings every subscriber's doorbell; returns how many doorbells (and event ids) it rang,
     /// and whether the publisher's own event must be notified too (a subscriber has no doorbell
-    /// that can be rung).
+    /// that can be rung, or one could not be rung now).
     pub fn ring(&self) -> (usize, bool) {
+        let mut rang = 0;
         for (ring, event_id) in &self.targets {
-            ring.ring(*event_id);
+            rang += usize::from(ring.ring(*event_id));
         }
-        (self.targets.len(), self.direct)
+        (rang, self.direct || rang < self.targets.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch() -> PathBuf {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "zshm-bells-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn readable(bell: &Doorbell) -> bool {
+        use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).unwrap();
+        epoll
+            .add(bell.descriptor(), EpollEvent::new(EpollFlags::EPOLLIN, 0))
+            .unwrap();
+        let mut events = [EpollEvent::empty()];
+        epoll.wait(&mut events, EpollTimeout::ZERO).unwrap() == 1
+    }
+
+    #[test]
+    fn rings_reach_the_doorbell_by_id_and_a_ring_after_a_take_makes_it_readable_again() {
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        let rings = Rings::new(dir.clone());
+        let ring = rings.get(bell.key()).unwrap();
+        assert!(!readable(&bell));
+        assert_eq!(
+            bell.take(),
+            Taken {
+                rung: 0,
+                settled: true
+            }
+        );
+        for id in [3, 3, 63, 64 + 5] {
+            assert!(ring.ring(id));
+        }
+        assert!(readable(&bell));
+        let want = (1 << 3) | (1 << 63) | (1 << 5);
+        assert_eq!(
+            bell.take(),
+            Taken {
+                rung: want,
+                settled: true
+            }
+        );
+        assert!(!readable(&bell));
+        assert!(ring.ring(7));
+        assert!(readable(&bell));
+        assert_eq!(bell.take().rung, 1 << 7);
+        // One pipe per doorbell and process, whoever rings it.
+        assert!(Arc::ptr_eq(&ring, &rings.get(bell.key()).unwrap()));
+        drop(bell);
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "the doorbell removes its pipe"
+        );
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_burst_longer_than_one_take_is_taken_in_several() {
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        let ring = Rings::new(dir.clone()).get(bell.key()).unwrap();
+        for i in 0..(512 * TAKE_LIMIT + 1) {
+            assert!(ring.ring(i as u64 % EVENT_IDS));
+        }
+        let first = bell.take();
+        assert_eq!(
+            first,
+            Taken {
+                rung: u64::MAX,
+                settled: false
+            }
+        );
+        assert_eq!(
+            bell.take(),
+            Taken {
+                rung: 1,
+                settled: true
+            }
+        );
+        drop(bell);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_full_doorbell_says_so_and_the_publisher_wakes_its_subscriber_directly() {
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        let rings = Rings::new(dir.clone());
+        let ring = rings.get(bell.key()).unwrap();
+        let mut rang = 0usize;
+        while ring.ring(1) {
+            rang += 1;
+            assert!(rang <= 1 << 20, "a pipe holds a bounded number of rings");
+        }
+        assert!(rang >= 4096, "a pipe holds at least a page of rings: {rang}");
+        let bells = Bells {
+            targets: vec![(ring.clone(), 1)],
+            ..Bells::default()
+        };
+        assert_eq!(bells.ring(), (0, true));
+        let _ = bell.take();
+        assert_eq!(bells.ring(), (1, false));
+        drop(bell);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_doorbell_of_a_dead_process_is_removed_and_a_live_one_kept() {
+        let dir = scratch();
+        let live = Doorbell::create(&dir).unwrap();
+        // What a killed process leaves: a pipe with its name and no reader.
+        let dead = bell_path(&dir, "7fffffff-0");
+        nix::unistd::mkfifo(&dead, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let rings = Rings::new(dir.clone());
+        assert!(rings.get("7fffffff-0").is_none(), "nobody reads it: no ring");
+        assert!(rings.get("../x").is_none());
+        assert_eq!(remove_dead_bells(&dir), 1);
+        assert!(!dead.exists());
+        assert!(bell_path(&dir, live.key()).exists());
+        assert!(rings.get(live.key()).is_some());
+        drop(live);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

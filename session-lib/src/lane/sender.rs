@@ -330,7 +330,7 @@ impl LaneSender {
                 continue;
             }
             let mut bells = Bells::default();
-            bells.refresh(self.ctx.rings(), node, &lower.data);
+            bells.refresh(self.ctx.rings(), &lower.data);
             bells.ring();
             // Its own event has room for one notifier, which no publisher holds any more.
             if let Ok(notifier) = lower.event.notifier_builder().create() {
@@ -404,7 +404,7 @@ impl LaneSender {
             error: format!("{err:?}"),
         })?;
         let mut bells = current.bells.lock().unwrap_or_else(PoisonError::into_inner);
-        bells.refresh(self.ctx.rings(), self.ctx.node(), &current.services.data);
+        bells.refresh(self.ctx.rings(), &current.services.data);
         let (doorbells, direct) = bells.ring();
         drop(bells);
         // Coalesced by iceoryx2 while a listener has not consumed the previous wake-up.
@@ -450,7 +450,7 @@ impl LaneSender {
     /// Wakes every subscriber of a generation, through its doorbell and the publisher's own event.
     fn wake_all(ctx: &LaneContext, generation: &Generation) {
         let mut bells = generation.bells.lock().unwrap_or_else(PoisonError::into_inner);
-        bells.refresh(ctx.rings(), ctx.node(), &generation.services.data);
+        bells.refresh(ctx.rings(), &generation.services.data);
         bells.ring();
         let _ = generation.notifier.notify();
     }

@@ -609,12 +609,14 @@ impl crate::lane::WaitSet for EntityWaitSet {
     fn doorbell(&self, ctx: &crate::lane::LaneContext) -> Option<crate::lane::BellAddress> {
         let shared = self.shared.upgrade()?;
         let doorbell = shared.doorbell.get_or_init(|| {
-            let doorbell = crate::lane::Doorbell::create(ctx.node())
+            let dir = ctx.rings().dir();
+            let doorbell = crate::lane::Doorbell::create(dir)
                 .and_then(|doorbell| {
                     shared
                         .epoll
                         .add(doorbell.descriptor(), EpollEvent::new(shared.flags(), DOORBELL))
                         .map_err(|err| crate::lane::DoorbellError {
+                            dir: dir.to_owned(),
                             error: format!("epoll: {err}"),
                         })?;
                     Ok(doorbell)
