@@ -195,13 +195,27 @@ fn shm_clean_removes_what_killed_lane_processes_left() {
     let mut talker = zshm("talker", &root, &["talker", "-e", &router.locator, "-r", "50"]).start();
     // Killed in mid-stream, once the lane is set up (not half-way through creating a port).
     listener.wait_for_stdout("ten messages", |l| l == "I heard: [Hello World: 10]");
+    let deadline = Instant::now() + DEADLINE;
+    while root.doorbells().is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the listener's executor made no doorbell"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     listener.signal(Signal::SIGKILL);
     talker.signal(Signal::SIGKILL);
     listener.wait_exit();
     talker.wait_exit();
+    assert_eq!(root.doorbells().len(), 1, "a killed process leaves its doorbell");
     shm_clean_removes_the_files_of(&root, 2);
     let left = root.dev_shm_files();
     assert!(left.iter().all(|f| f.ends_with("global_mgmt")), "{left:?}");
+    assert_eq!(
+        root.doorbells(),
+        Vec::<String>::new(),
+        "a dead process's doorbell is removed"
+    );
 }
 
 #[test]

@@ -515,6 +515,25 @@ impl LaneRoot {
         files.sort();
         files
     }
+
+    /// The executors' doorbells under the root now (named pipes `bell-<key>`, see
+    /// `zshm::internal::lane::doorbell`).
+    pub fn doorbells(&self) -> Vec<String> {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if entry.file_name().to_string_lossy().starts_with("bell-") {
+                    found.push(path.display().to_string());
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(std::path::Path::new(&self.path), &mut found);
+        found.sort();
+        found
+    }
 }
 
 impl Drop for LaneRoot {
