@@ -32,7 +32,7 @@
 //!
 //! The doorbell was an iceoryx2 event service until 7 December. Its listener cannot say
 //! whether a ring is pending without emptying its socket, and a take that ends with a ring
-//! racing it would never be woken again (see [`take_until_settled`]), so every wake-up cost
+//! racing it would never be woken again (see `receiver::take_until_settled`), so every wake-up cost
 //! a take and a second look to prove it settled: four `recvfrom`, three of which found nothing,
 //! 19% of a T = 200 node's receiving thread (BENCHMARKS.md). A pipe holds the ids themselves:
 //! one `read` takes them all, and a ring after it makes the descriptor readable again, with no
@@ -54,15 +54,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use iceoryx2::identifiers::UniqueSubscriberId;
-use iceoryx2::port::listener::Listener;
 use iceoryx2::prelude::*;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory as DataService;
 
 use super::Svc;
 use super::header::LaneHeader;
 
-/// Event ids of a doorbell: each subscription of the executor rings with one. A listener resets
-/// one counter per id each time it takes a wake-up, so they are few; shared ids cost a look.
+/// Event ids of a doorbell: each subscription of the executor rings with one, and a take
+/// returns them as the bits of one word; shared ids cost a look.
 pub const EVENT_IDS: u64 = 64;
 
 /// The directory of a domain's doorbells, in its state directory (see [`super::domain`]).
@@ -282,37 +281,6 @@ pub struct Taken {
 
 /// Reads a doorbell takes at most before it lets its executor serve what rang.
 const TAKE_LIMIT: usize = 8;
-
-/// Takes a listener's wake-ups until a look finds none (or `limit` looks found some: false),
-/// calling `rang` with each event id. Afterwards the next notification makes its descriptor
-/// readable.
-///
-/// Why not one `try_wait`: iceoryx2 0.10's listener marks itself idle, then empties its socket,
-/// then reads the ids. A notifier that rings between the first two steps sends a datagram that
-/// the emptying swallows, and marks the listener notified; every later notification then sends
-/// nothing, since a notified listener is expected to look anyway (iceoryx2's own blocking wait
-/// returns at once in that state). A descriptor in epoll would never become readable again: a
-/// subscription starved until something else woke its executor (measured: 2,363 of 48,120
-/// messages of one bench node overwritten unread at T = 200, 6 December). A notifier sets its
-/// id before it sends, so a racing ring always leaves an id for the look that swallowed its
-/// datagram; a look that finds no id proves no ring raced it.
-pub(crate) fn take_until_settled(
-    listener: &Listener<Svc>,
-    limit: usize,
-    mut rang: impl FnMut(usize),
-) -> bool {
-    for _ in 0..limit {
-        match listener.try_wait(|activation| rang(activation.id.as_value())) {
-            Ok(0) => return true,
-            Ok(_) => {}
-            Err(err) => {
-                tracing::debug!("lane: cannot take a wake-up: {err:?}");
-                return true;
-            }
-        }
-    }
-    false
-}
 
 /// The ringing end of one doorbell, shared by the publishers of a process.
 #[derive(Debug)]
