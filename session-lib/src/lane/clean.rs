@@ -80,8 +80,8 @@ pub fn clean(root: &Path, dev_shm: &Path, orphans: bool) -> Result<CleanReport, 
         }
     }
     // Doorbells nobody reads: their process died (a live one is always read).
-    report.orphans +=
-        super::doorbell::remove_dead_bells(&super::doorbell::bells_dir(&domain::state_dir(root)));
+    let bells = domain::bells_dir_of(dev_shm, nix::unistd::geteuid().as_raw(), root);
+    report.orphans += super::doorbell::remove_dead_bells(&bells);
     if orphans && report.alive_nodes == 0 {
         let prefix = domain::prefix(root);
         for entry in std::fs::read_dir(dev_shm).into_iter().flatten().flatten() {
@@ -92,6 +92,8 @@ pub fn clean(root: &Path, dev_shm: &Path, orphans: bool) -> Result<CleanReport, 
                 }
             }
         }
+        // Gone only when empty: a process may be creating its doorbell there right now.
+        let _ = std::fs::remove_dir(&bells);
         // Only this host's state directory: another /dev/shm's processes may share the root
         // (see `domain`), and theirs are not ours to judge.
         let state = domain::state_dir(root);

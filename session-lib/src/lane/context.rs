@@ -83,7 +83,7 @@ impl LaneContext {
                 last_leave: None,
             }),
             doorbells: settings.doorbells,
-            rings: Rings::new(super::doorbell::bells_dir(&domain::state_dir(&settings.root))),
+            rings: Rings::new(domain::bells_dir(&settings.root)),
         }))
     }
 

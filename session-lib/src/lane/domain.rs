@@ -23,6 +23,10 @@
 //! file, `/dev/shm/zshm-lane-<uid>.host`, that the first process of the user creates with a
 //! random value ([`host_key`]). Processes that see the same /dev/shm read the same key and meet;
 //! processes that see another /dev/shm read another key and talk through zenoh.
+//!
+//! The executors' doorbells (named pipes, see `doorbell`) are in /dev/shm as well, in a
+//! private directory of the domain ([`bells_dir`]): a tmpfs, where a ring costs no journaled
+//! inode update.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -138,6 +142,21 @@ pub fn state_dir(root: &Path) -> PathBuf {
     root.join(host_key())
 }
 
+/// The directory of the doorbells of the domain rooted at `root` (see `doorbell`):
+/// `/dev/shm/zshm-lane-<uid>-<6 hex digits>.bells`, beside the marker that names this
+/// /dev/shm's domain. It is in /dev/shm because that is a tmpfs: a named pipe on a disk
+/// filesystem has its inode's times updated, through the journal on ext4, at every ring
+/// written and every take read, 6% of a lane subscriber's thread at 100 Hz with the root in
+/// /tmp (perf, BENCHMARKS.md "Doorbells on tmpfs").
+pub fn bells_dir(root: &Path) -> PathBuf {
+    bells_dir_of(Path::new(DEV_SHM), nix::unistd::geteuid().as_raw(), root)
+}
+
+/// [`bells_dir`] of user `uid`'s domain rooted at `root`, in `dev_shm`.
+pub fn bells_dir_of(dev_shm: &Path, uid: u32, root: &Path) -> PathBuf {
+    dev_shm.join(format!("zshm-lane-{uid}-{:06x}.bells", root_hash(root)))
+}
+
 /// Six hex digits naming the /dev/shm this process sees, read from (or first written to) the
 /// marker `/dev/shm/zshm-lane-<uid>.host`. When the marker cannot be used (a read-only /dev/shm,
 /// or a file another user put there), the key comes from the device and inode of /dev/shm, which
@@ -230,8 +249,12 @@ pub fn prefix(root: &Path) -> String {
 
 /// The /dev/shm file prefix of user `uid`'s domain rooted at `root`.
 pub fn prefix_of(uid: u32, root: &Path) -> String {
-    let hash = xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes());
-    format!("z{uid}_{:06x}_", hash & 0xff_ffff)
+    format!("z{uid}_{:06x}_", root_hash(root))
+}
+
+/// Six hex digits' worth of a hash of `root`: it tells the domains of one user apart.
+fn root_hash(root: &Path) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes()) & 0xff_ffff
 }
 
 /// Creates `root` (mode 0700) when missing and checks that it is a directory of this user that

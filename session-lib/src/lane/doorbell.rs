@@ -12,8 +12,8 @@
 //! # The protocol
 //!
 //! * An executor that serves lane subscriptions creates a [`Doorbell`]: a named pipe (FIFO)
-//!   `bells/bell-<key>` in the domain's state directory, which it holds open for reading, in its
-//!   wait set. Each subscription gets one of its [`EVENT_IDS`] event ids.
+//!   `bell-<key>` in the domain's doorbell directory in /dev/shm ([`super::domain::bells_dir`]),
+//!   which it holds open for reading, in its wait set. Each subscription gets one of its [`EVENT_IDS`] event ids.
 //! * A subscription's port on a publisher's data service is named
 //!   `<gid>@<key>.<event id>` ([`BellAddress::port_name`]) instead of `<gid>`.
 //! * At each send, a publisher rings, with its event id, the doorbell of every connected
@@ -63,11 +63,6 @@ use super::header::LaneHeader;
 /// Event ids of a doorbell: each subscription of the executor rings with one, and a take
 /// returns them as the bits of one word; shared ids cost a look.
 pub const EVENT_IDS: u64 = 64;
-
-/// The directory of a domain's doorbells, in its state directory (see [`super::domain`]).
-pub fn bells_dir(state_dir: &Path) -> PathBuf {
-    state_dir.join("bells")
-}
 
 /// The pipe of the doorbell `key`.
 fn bell_path(dir: &Path, key: &str) -> PathBuf {
@@ -143,8 +138,10 @@ pub struct Doorbell {
 }
 
 impl Doorbell {
-    /// Creates a doorbell in `dir` (the domain's [`bells_dir`]), with a key no other doorbell
-    /// there has, after removing the doorbells of dead processes there.
+    /// Creates a doorbell in `dir` (the domain's [`super::domain::bells_dir`]), with a key no
+    /// other doorbell there has, after removing the doorbells of dead processes there. `dir` is
+    /// created when missing, and refused unless it is a directory of this user that nobody else
+    /// can enter: it is in /dev/shm, where anyone may create it first.
     pub fn create(dir: &Path) -> Result<Self, DoorbellError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let failed = |error: String| DoorbellError {
@@ -155,6 +152,15 @@ impl Doorbell {
             Ok(()) => {}
             Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
             Err(err) => return Err(failed(err.to_string())),
+        }
+        let meta = std::fs::symlink_metadata(dir).map_err(|err| failed(err.to_string()))?;
+        let uid = nix::unistd::geteuid().as_raw();
+        if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+            return Err(failed(format!(
+                "not a private directory of uid {uid} (uid {}, mode {:o})",
+                meta.uid(),
+                meta.mode() & 0o7777
+            )));
         }
         remove_dead_bells(dir);
         let mut last = String::from("no free key");
@@ -171,10 +177,11 @@ impl Doorbell {
             if let Err(err) = nix::unistd::mkfifo(&draft, nix::sys::stat::Mode::S_IRWXU) {
                 return Err(failed(format!("mkfifo: {err}")));
             }
+            // O_NOATIME: a take is a read, and its access time is worth nothing to anyone.
             let pipe = std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
-                .custom_flags(nix::libc::O_NONBLOCK)
+                .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOATIME)
                 .open(&draft);
             let path = bell_path(dir, &key);
             let linked = pipe.and_then(|pipe| std::fs::hard_link(&draft, &path).map(|()| pipe));
@@ -319,7 +326,7 @@ pub struct Rings {
 }
 
 impl Rings {
-    /// The doorbells of the domain whose doorbells are in `dir` ([`bells_dir`]).
+    /// The doorbells of the domain whose doorbells are in `dir` ([`super::domain::bells_dir`]).
     pub fn new(dir: PathBuf) -> Self {
         Self {
             dir,
@@ -449,6 +456,19 @@ mod tests {
             .unwrap();
         let mut events = [EpollEvent::empty()];
         epoll.wait(&mut events, EpollTimeout::ZERO).unwrap() == 1
+    }
+
+    #[test]
+    fn a_directory_others_can_enter_is_refused() {
+        let dir = scratch();
+        std::fs::DirBuilder::new().mode(0o755).create(&dir).unwrap();
+        // The umask may have taken bits away: make it exactly what is refused.
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let err = Doorbell::create(&dir).unwrap_err();
+        assert!(err.error.contains("not a private directory"), "{err}");
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        assert!(Doorbell::create(&dir).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -516,21 +516,25 @@ impl LaneRoot {
         files
     }
 
-    /// The executors' doorbells under the root now (named pipes `bell-<key>`, see
+    /// The domain's doorbell directory in /dev/shm (`zshm::internal::lane::domain::bells_dir`).
+    pub fn bells_dir(&self) -> std::path::PathBuf {
+        zshm::internal::lane::domain::bells_dir_of(
+            std::path::Path::new("/dev/shm"),
+            self.uid,
+            std::path::Path::new(&self.path),
+        )
+    }
+
+    /// The executors' doorbells now (named pipes `bell-<key>`, see
     /// `zshm::internal::lane::doorbell`).
     pub fn doorbells(&self) -> Vec<String> {
-        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
-            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    walk(&path, found);
-                } else if entry.file_name().to_string_lossy().starts_with("bell-") {
-                    found.push(path.display().to_string());
-                }
-            }
-        }
-        let mut found = Vec::new();
-        walk(std::path::Path::new(&self.path), &mut found);
+        let mut found: Vec<String> = std::fs::read_dir(self.bells_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("bell-"))
+            .map(|entry| entry.path().display().to_string())
+            .collect();
         found.sort();
         found
     }
@@ -539,6 +543,7 @@ impl LaneRoot {
 impl Drop for LaneRoot {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+        let _ = std::fs::remove_dir_all(self.bells_dir());
         for file in self.dev_shm_files() {
             let _ = std::fs::remove_file(format!("/dev/shm/{file}"));
         }
