@@ -18,6 +18,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
+use smallvec::SmallVec;
+
 use crate::ros::gid::Gid;
 
 /// How long a message waits for the earlier ones zenoh still owes, at most.
@@ -44,8 +46,9 @@ pub enum Via {
 /// What one step of the merge decided.
 #[derive(Debug)]
 pub struct Outcome<I> {
-    /// Messages to deliver now, in order.
-    pub deliver: Vec<I>,
+    /// Messages to deliver now, in order: almost always one, kept inline (a `Vec` cost a heap
+    /// allocation per message, 4% of a lane subscriber's receiving thread at 100 Hz, perf).
+    pub deliver: SmallVec<[I; 1]>,
     /// Copies dropped because their number was delivered already.
     pub duplicates: u64,
     /// Waits that ended without the messages zenoh owed (they are missing).
@@ -55,7 +58,7 @@ pub struct Outcome<I> {
 impl<I> Default for Outcome<I> {
     fn default() -> Self {
         Self {
-            deliver: Vec::new(),
+            deliver: SmallVec::new(),
             duplicates: 0,
             gaps: 0,
         }
@@ -328,7 +331,7 @@ mod tests {
         // 1..=5 went through zenoh before this subscription existed: they never come.
         assert!(run(&mut merge, &[(6, lane(5))], start).is_empty());
         let outcome = merge.tick(start + SWITCH_WAIT);
-        assert_eq!((outcome.deliver, outcome.gaps), (vec![6], 0));
+        assert_eq!((outcome.deliver.to_vec(), outcome.gaps), (vec![6], 0));
         assert_eq!(run(&mut merge, &[(7, lane(7))], start + SWITCH_WAIT), [7]);
     }
 
@@ -373,7 +376,7 @@ mod tests {
         assert_eq!(merge.deadline(), Some(start + SWITCH_WAIT));
         assert!(merge.tick(start + SWITCH_WAIT / 2).deliver.is_empty());
         let outcome = merge.tick(start + SWITCH_WAIT);
-        assert_eq!((outcome.deliver, outcome.gaps), (vec![4], 1));
+        assert_eq!((outcome.deliver.to_vec(), outcome.gaps), (vec![4], 1));
         assert_eq!(
             run(&mut merge, &[(2, Via::Zenoh), (5, lane(5))], start),
             [5],
@@ -403,7 +406,13 @@ mod tests {
         let late = merge.offer(P, 1, Via::Zenoh, 1, now + Duration::from_secs(1));
         assert_eq!(late.duplicates, 1, "a late copy is still recognised");
         let later = now + FORGET_AFTER + Duration::from_secs(1);
-        assert_eq!(merge.offer(Gid([2; 16]), 1, Via::Zenoh, 1, later).deliver, [1]);
+        assert_eq!(
+            merge
+                .offer(Gid([2; 16]), 1, Via::Zenoh, 1, later)
+                .deliver
+                .as_slice(),
+            [1]
+        );
         assert!(!merge.streams.contains_key(&P), "forgotten after a while");
     }
 }
