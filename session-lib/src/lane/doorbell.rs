@@ -148,20 +148,7 @@ impl Doorbell {
             dir: dir.to_owned(),
             error,
         };
-        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-            Ok(()) => {}
-            Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
-            Err(err) => return Err(failed(err.to_string())),
-        }
-        let meta = std::fs::symlink_metadata(dir).map_err(|err| failed(err.to_string()))?;
-        let uid = nix::unistd::geteuid().as_raw();
-        if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-            return Err(failed(format!(
-                "not a private directory of uid {uid} (uid {}, mode {:o})",
-                meta.uid(),
-                meta.mode() & 0o7777
-            )));
-        }
+        private_dir(dir).map_err(failed)?;
         remove_dead_bells(dir);
         let mut last = String::from("no free key");
         for _ in 0..8 {
@@ -174,8 +161,15 @@ impl Doorbell {
             // a doorbell finds it read: one without a reader is dead (see `remove_dead_bells`).
             let draft = dir.join(format!(".bell-{key}"));
             let _ = std::fs::remove_file(&draft);
-            if let Err(err) = nix::unistd::mkfifo(&draft, nix::sys::stat::Mode::S_IRWXU) {
-                return Err(failed(format!("mkfifo: {err}")));
+            match nix::unistd::mkfifo(&draft, nix::sys::stat::Mode::S_IRWXU) {
+                Ok(()) => {}
+                // The last doorbell of another process went, and took the directory with it.
+                Err(nix::errno::Errno::ENOENT) => {
+                    private_dir(dir).map_err(failed)?;
+                    last = "the directory kept vanishing".into();
+                    continue;
+                }
+                Err(err) => return Err(failed(format!("mkfifo: {err}"))),
             }
             // O_NOATIME: a take is a read, and its access time is worth nothing to anyone.
             let pipe = std::fs::OpenOptions::new()
@@ -246,6 +240,11 @@ impl Drop for Doorbell {
         if ours.is_some() && ours == named {
             let _ = std::fs::remove_file(&self.path);
         }
+        // The directory goes with the last doorbell in it, so that nothing stays in /dev/shm
+        // (it fails while another doorbell is there; one being made meanwhile makes it again).
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 
@@ -267,6 +266,26 @@ pub fn remove_dead_bells(dir: &Path) -> usize {
         }
     }
     removed
+}
+
+/// Makes `dir` (mode 0700) when missing, and checks that it is a directory of this user that
+/// nobody else can enter.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
+        Err(err) => return Err(err.to_string()),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|err| err.to_string())?;
+    let uid = nix::unistd::geteuid().as_raw();
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+        return Err(format!(
+            "not a private directory of uid {uid} (uid {}, mode {:o})",
+            meta.uid(),
+            meta.mode() & 0o7777
+        ));
+    }
+    Ok(())
 }
 
 /// Opens a doorbell's pipe for writing without blocking: `ENXIO` when nobody reads it.
@@ -504,12 +523,24 @@ mod tests {
         // One pipe per doorbell and process, whoever rings it.
         assert!(Arc::ptr_eq(&ring, &rings.get(bell.key()).unwrap()));
         drop(bell);
-        assert_eq!(
-            std::fs::read_dir(&dir).unwrap().count(),
-            0,
-            "the doorbell removes its pipe"
+        assert!(
+            !dir.exists(),
+            "the doorbell removes its pipe, and the directory with it"
         );
-        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_directory_stays_while_a_doorbell_is_in_it() {
+        let dir = scratch();
+        let first = Doorbell::create(&dir).unwrap();
+        let second = Doorbell::create(&dir).unwrap();
+        drop(first);
+        assert!(bell_path(&dir, second.key()).exists());
+        let ring = Rings::new(dir.clone()).get(second.key()).unwrap();
+        assert!(ring.ring(3));
+        assert_eq!(second.take().rung, 1 << 3);
+        drop(second);
+        assert!(!dir.exists());
     }
 
     #[test]
@@ -536,7 +567,7 @@ mod tests {
             }
         );
         drop(bell);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(!dir.exists(), "the directory goes with its last doorbell");
     }
 
     #[test]
@@ -559,7 +590,7 @@ mod tests {
         let _ = bell.take();
         assert_eq!(bells.ring(), (1, false));
         drop(bell);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(!dir.exists(), "the directory goes with its last doorbell");
     }
 
     #[test]
@@ -577,6 +608,6 @@ mod tests {
         assert!(bell_path(&dir, live.key()).exists());
         assert!(rings.get(live.key()).is_some());
         drop(live);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(!dir.exists(), "the directory goes with its last doorbell");
     }
 }
