@@ -125,9 +125,25 @@ impl Lab {
     }
 }
 
+/// Prints `<name> <key>` for each lane marker in the /dev/shm of the shell's mount namespace.
+const LIST_LANE_MARKERS: &str =
+    r#"for f in /dev/shm/zshm-lane-*.host; do [ -f "$f" ] && echo "${f##*/} $(cat "$f")"; done"#;
+
 impl Drop for Lab {
     fn drop(&mut self) {
         for host in &self.hosts {
+            // The lane's state of the host's /dev/shm, kept in the /tmp the hosts share.
+            let markers = Command::new("nsenter")
+                .arg(format!("--mount={}", host.mount))
+                .args(["sh", "-c", LIST_LANE_MARKERS])
+                .output();
+            if let Ok(out) = markers {
+                let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                crate::support::namespace::remove_lane_state(text.lines().filter_map(|line| {
+                    let (name, key) = line.split_once(' ')?;
+                    Some((name.to_owned(), key.to_owned()))
+                }));
+            }
             let _ = run(&["umount", &host.mount]);
             let _ = run(&["umount", &host.uts]);
             // Deleting the namespace deletes its end of the veth pair, and so the pair.

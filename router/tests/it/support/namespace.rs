@@ -115,39 +115,45 @@ impl PrivateShm {
 }
 
 impl Drop for PrivateShm {
-    /// Removes what the lane's processes of this /dev/shm kept outside it: their iceoryx2 state,
-    /// under the lane root in /tmp, in a directory named by the key in this /dev/shm's marker
-    /// (`zshm::lane::domain`). No process that sees another /dev/shm reads that key, so the
-    /// directory goes with this one; before, every test run left one per private /dev/shm.
+    /// Removes what the lane's processes of this /dev/shm kept outside it ([`remove_lane_state`]);
+    /// before, every test run left a directory per private /dev/shm.
     fn drop(&mut self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };
-        for entry in entries.flatten() {
+        remove_lane_state(entries.flatten().filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(uid) = name
-                .strip_prefix("zshm-lane-")
-                .and_then(|rest| rest.strip_suffix(".host"))
-                .filter(|uid| !uid.is_empty() && uid.bytes().all(|b| b.is_ascii_digit()))
-            else {
-                continue;
-            };
-            let Ok(key) = std::fs::read_to_string(entry.path()) else {
-                continue;
-            };
-            let key = key.trim();
-            if key.len() != 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
-                continue;
-            }
-            let mut roots = vec![std::path::PathBuf::from(format!("/tmp/zshm-lane-{uid}"))];
-            if uid == nix::unistd::geteuid().as_raw().to_string()
-                && let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR")
-            {
-                roots.push(std::path::Path::new(&runtime).join("zshm-lane"));
-            }
-            for root in roots {
-                let _ = std::fs::remove_dir_all(root.join(key));
-            }
+            Some((name, std::fs::read_to_string(entry.path()).ok()?))
+        }));
+    }
+}
+
+/// Removes the lane's iceoryx2 state that processes of a /dev/shm about to go kept under the
+/// lane root in /tmp: a directory named by the key in that /dev/shm's marker
+/// `zshm-lane-<uid>.host` (`zshm::lane::domain`). No process that sees another /dev/shm reads
+/// that key, so nothing else can ever use the directory. `files` are the /dev/shm's files as
+/// (name, contents); those that are not markers are skipped.
+pub fn remove_lane_state(files: impl IntoIterator<Item = (String, String)>) {
+    for (name, contents) in files {
+        let Some(uid) = name
+            .strip_prefix("zshm-lane-")
+            .and_then(|rest| rest.strip_suffix(".host"))
+            .filter(|uid| !uid.is_empty() && uid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let key = contents.trim();
+        if key.len() != 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        let mut roots = vec![std::path::PathBuf::from(format!("/tmp/zshm-lane-{uid}"))];
+        if uid == nix::unistd::geteuid().as_raw().to_string()
+            && let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR")
+        {
+            roots.push(std::path::Path::new(&runtime).join("zshm-lane"));
+        }
+        for root in roots {
+            let _ = std::fs::remove_dir_all(root.join(key));
         }
     }
 }
