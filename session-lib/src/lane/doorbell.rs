@@ -19,6 +19,11 @@
 //! * At each send, a publisher rings, with its event id, the doorbell of every connected
 //!   subscriber whose port name carries one ([`Bells`]): it writes the id, one byte, into the
 //!   pipe, which the whole process holds open once for writing ([`Rings`]).
+//! * Beside the pipe, the file `ids-<key>` holds the doorbell's pending ids, one bit each
+//!   ([`PendingIds`]). A ring sets its id's bit there and writes into the pipe only when no bit
+//!   was set: the executor has not taken the rings before it yet, and their byte will wake it.
+//!   The executor reads the pipe, then empties the word. So a burst of rings to one executor
+//!   costs one `write` and one wake-up, not one per ring (see "Why a word beside the pipe").
 //! * A subscriber without a doorbell (lane wake-ups set to `publisher`, an older zshm) or whose
 //!   doorbell cannot be opened or written (gone, full) is woken as before, through the
 //!   publisher's own event, which every subscription keeps listening on for that reason.
@@ -35,10 +40,27 @@
 //! racing it would never be woken again (see `receiver::take_until_settled`), so every wake-up cost
 //! a take and a second look to prove it settled: four `recvfrom`, three of which found nothing,
 //! 19% of a T = 200 node's receiving thread (BENCHMARKS.md). A pipe holds the ids themselves:
-//! one `read` takes them all, and a ring after it makes the descriptor readable again, with no
-//! state beside the pipe that could disagree with it. A pipe holds 64 KiB of rings, where a
+//! one `read` takes them all, and a ring after it makes the descriptor readable again, so a take
+//! never has to look twice to prove it settled. A pipe holds 64 KiB of rings, where a
 //! unix datagram socket holds 10 datagrams (`net.unix.max_dgram_qlen`), too few for one burst.
 //! A ring that finds it full wakes the subscriber through the publisher's own event instead.
+//!
+//! # Why a word beside the pipe
+//!
+//! A write into a pipe watched by `epoll` calls into the kernel's wake-up path every time, even
+//! when the pipe was not empty and its reader is awake already (Linux's `pipe_write`: "Epoll
+//! nonsensically wants a wakeup whether the pipe was already empty or not"). At 200 topics that
+//! was 10% of a lane node's CPU, under the publishers' rings (BENCHMARKS.md, "What bounds the
+//! misses"), at about three rings per wake-up. The word in shared memory tells a ringer whether
+//! its byte would change anything.
+//! No ring is lost: a ring that finds the word empty writes its byte after setting its bit, and
+//! the executor empties the word only after reading the pipe, so every bit set after an
+//! emptying has a byte written after it, which wakes the executor again. A ring that races an
+//! emptying costs one wake-up that finds nothing new, as a shared id does.
+//!
+//! The file carries the inode of the pipe it belongs to: a ringer that finds another pipe's
+//! (a dead process's, with the same key) or none (a doorbell of an older zshm)
+//! writes every ring into the pipe, as before, and the executor reads ids from both.
 //!
 //! A doorbell whose process died is a pipe nobody reads: opening it for writing fails with
 //! `ENXIO` and writing to it with `EPIPE` (Rust programs ignore `SIGPIPE`). It is removed by the
@@ -47,9 +69,11 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
+use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
@@ -67,6 +91,127 @@ pub const EVENT_IDS: u64 = 64;
 /// The pipe of the doorbell `key`.
 fn bell_path(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("bell-{key}"))
+}
+
+/// The file of the doorbell `key`'s pending ids ([`PendingIds`]).
+fn ids_path(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("ids-{key}"))
+}
+
+/// A doorbell's pending ids in shared memory: the mapped file `ids-<key>` beside its pipe. Word
+/// 0 holds one bit per event id rung since the executor last took them; word 1 the inode of the
+/// pipe the file belongs to, written before the file gets its name.
+///
+/// Written by hand over `mmap`: 16 bytes shared between processes, accessed only through
+/// atomics, which the shared-memory crates in use (iceoryx2's services, zenoh's pools) do not
+/// offer as a named file of a given size.
+#[derive(Debug)]
+pub(crate) struct PendingIds {
+    map: NonNull<std::ffi::c_void>,
+}
+
+// SAFETY: the mapping belongs to this value alone and is only accessed through atomics.
+#[allow(unsafe_code)]
+unsafe impl Send for PendingIds {}
+// SAFETY: as above.
+#[allow(unsafe_code)]
+unsafe impl Sync for PendingIds {}
+
+/// The length of an ids file: the pending ids, then the pipe's inode.
+const IDS_LEN: usize = 16;
+
+impl PendingIds {
+    /// Maps the first [`IDS_LEN`] bytes of `file`, which has at least that many, shared.
+    #[allow(unsafe_code)]
+    fn map(file: &File) -> std::io::Result<Self> {
+        use nix::sys::mman::{MapFlags, ProtFlags, mmap};
+        let len = NonZeroUsize::new(IDS_LEN).expect("IDS_LEN is not 0");
+        // SAFETY: a new shared mapping of an open file; it aliases no Rust object, and its bytes
+        // are only read and written as atomics (`word`).
+        let map = unsafe {
+            mmap(
+                None,
+                len,
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                MapFlags::MAP_SHARED,
+                file,
+                0,
+            )
+        }?;
+        Ok(Self { map })
+    }
+
+    #[allow(unsafe_code)]
+    fn word(&self, index: usize) -> &AtomicU64 {
+        debug_assert!(index < IDS_LEN / 8);
+        // SAFETY: the mapping is page-aligned, IDS_LEN bytes long and lives as long as `self`;
+        // every process accesses it only through atomics.
+        unsafe { &*self.map.as_ptr().cast::<AtomicU64>().add(index) }
+    }
+
+    /// The bits of the ids rung and not taken yet.
+    fn pending(&self) -> &AtomicU64 {
+        self.word(0)
+    }
+
+    /// The inode of the pipe these ids belong to.
+    fn pipe_inode(&self) -> &AtomicU64 {
+        self.word(1)
+    }
+
+    /// Makes the ids file of the doorbell `key`, whose pipe is `pipe`, under its name (over a
+    /// dead process's of the same key); returns it mapped, and the file's device and inode.
+    fn create(dir: &Path, key: &str, pipe: &File) -> std::io::Result<(Self, (u64, u64))> {
+        let pipe_inode = pipe.metadata()?.ino();
+        // Complete before it has its name: a ringer that finds it finds the pipe's inode in it.
+        let draft = dir.join(format!(".ids-{key}"));
+        let _ = std::fs::remove_file(&draft);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&draft)?;
+        let made = (|| {
+            file.set_len(IDS_LEN as u64)?;
+            let ids = Self::map(&file)?;
+            ids.pipe_inode().store(pipe_inode, Ordering::Release);
+            std::fs::rename(&draft, ids_path(dir, key))?;
+            let meta = file.metadata()?;
+            Ok((ids, (meta.dev(), meta.ino())))
+        })();
+        if made.is_err() {
+            let _ = std::fs::remove_file(&draft);
+        }
+        made
+    }
+
+    /// The ids file of the doorbell `key` whose pipe a ringer opened; `None` when there is none,
+    /// or it belongs to another pipe: the ringer then writes every ring into the pipe.
+    fn open(dir: &Path, key: &str, pipe: &File) -> Option<Self> {
+        let pipe_inode = pipe.metadata().ok()?.ino();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(ids_path(dir, key))
+            .ok()?;
+        if file.metadata().ok()?.len() < IDS_LEN as u64 {
+            return None;
+        }
+        let ids = Self::map(&file).ok()?;
+        (ids.pipe_inode().load(Ordering::Acquire) == pipe_inode).then_some(ids)
+    }
+}
+
+impl Drop for PendingIds {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: the mapping `map` made, of IDS_LEN bytes, and no reference to it outlives
+        // `self`.
+        if let Err(err) = unsafe { nix::sys::mman::munmap(self.map, IDS_LEN) } {
+            tracing::debug!("lane: cannot unmap a doorbell's ids: {err}");
+        }
+    }
 }
 
 /// Where a subscription is woken: a doorbell and the event id it rings with.
@@ -135,6 +280,9 @@ pub struct Doorbell {
     /// Open for reading and writing: a pipe with no writer would read as ended, and make the
     /// descriptor readable for ever.
     pipe: File,
+    /// Its pending ids and the device and inode of their file; `None` when the file could not
+    /// be made (every ring is then written into the pipe).
+    ids: Option<(PendingIds, (u64, u64))>,
 }
 
 impl Doorbell {
@@ -181,7 +329,16 @@ impl Doorbell {
             let linked = pipe.and_then(|pipe| std::fs::hard_link(&draft, &path).map(|()| pipe));
             let _ = std::fs::remove_file(&draft);
             match linked {
-                Ok(pipe) => return Ok(Self { key, path, pipe }),
+                Ok(pipe) => {
+                    let ids = PendingIds::create(dir, &key, &pipe)
+                        .inspect_err(|err| {
+                            tracing::debug!(
+                                "lane: a doorbell without its ids file ({err}); every ring writes"
+                            );
+                        })
+                        .ok();
+                    return Ok(Self { key, path, pipe, ids });
+                }
                 // A process of another pid namespace with our pid: take the next key.
                 Err(err) if err.kind() == ErrorKind::AlreadyExists => last = err.to_string(),
                 Err(err) => return Err(failed(err.to_string())),
@@ -204,6 +361,17 @@ impl Doorbell {
     /// descriptor readable again. `settled` is false when rings kept coming for [`TAKE_LIMIT`]
     /// reads: the caller takes again before it waits.
     pub fn take(&self) -> Taken {
+        let (mut rung, settled) = self.read_pipe();
+        // After the pipe: a ring that finds the word empty from here on writes a byte after it.
+        if let Some((ids, _)) = &self.ids {
+            rung |= ids.pending().swap(0, Ordering::AcqRel);
+        }
+        Taken { rung, settled }
+    }
+
+    /// Reads the pipe until it is empty or [`TAKE_LIMIT`] reads; the ids of its bytes, and
+    /// whether it is empty.
+    fn read_pipe(&self) -> (u64, bool) {
         let mut rung = 0u64;
         let mut ids = [0u8; 512];
         for _ in 0..TAKE_LIMIT {
@@ -213,26 +381,32 @@ impl Doorbell {
                         rung |= 1 << (u64::from(id) % EVENT_IDS);
                     }
                     if n < ids.len() {
-                        return Taken { rung, settled: true };
+                        return (rung, true);
                     }
                 }
                 Err(err) if err.kind() == ErrorKind::Interrupted => {}
-                Err(err) if err.kind() == ErrorKind::WouldBlock => {
-                    return Taken { rung, settled: true };
-                }
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return (rung, true),
                 Err(err) => {
                     tracing::debug!("lane: cannot read a doorbell: {err}");
-                    return Taken { rung, settled: true };
+                    return (rung, true);
                 }
             }
         }
-        Taken { rung, settled: false }
+        (rung, false)
     }
 }
 
 impl Drop for Doorbell {
     fn drop(&mut self) {
-        // Only if the name is still this pipe's (a cleaner may have taken it for dead).
+        // Each name only if it is still this doorbell's (a cleaner may have taken it for dead),
+        // the ids first: whoever finds the pipe without them rings the old way.
+        if let (Some((_, file)), Some(dir)) = (&self.ids, self.path.parent()) {
+            let path = ids_path(dir, &self.key);
+            let named = std::fs::symlink_metadata(&path).ok();
+            if named.is_some_and(|meta| (meta.dev(), meta.ino()) == *file) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
         let ours = self.pipe.metadata().ok().map(|meta| (meta.dev(), meta.ino()));
         let named = std::fs::symlink_metadata(&self.path)
             .ok()
@@ -248,14 +422,21 @@ impl Drop for Doorbell {
     }
 }
 
-/// Removes the doorbells in `dir` that nobody reads any more (their process died); returns how
-/// many. A live doorbell always has its reader, from before it has its name.
+/// Removes the doorbells in `dir` that nobody reads any more (their process died), their ids
+/// files with them; returns how many doorbells. A live doorbell always has its reader, from
+/// before it has its name.
 pub fn remove_dead_bells(dir: &Path) -> usize {
     let mut removed = 0;
+    let mut ids = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if let Some(key) = name.strip_prefix("ids-") {
+            ids.push(key.to_owned());
+            continue;
+        }
         let is_pipe = entry.file_type().is_ok_and(|kind| kind.is_fifo());
-        if !is_pipe || !name.to_string_lossy().starts_with("bell-") {
+        if !is_pipe || !name.starts_with("bell-") {
             continue;
         }
         let path = entry.path();
@@ -263,6 +444,13 @@ pub fn remove_dead_bells(dir: &Path) -> usize {
             && std::fs::remove_file(&path).is_ok()
         {
             removed += 1;
+        }
+    }
+    // The ids of every doorbell gone. An ids file is named after its pipe, so one whose pipe is
+    // being made right now may go too: its ringers then write every ring, as before.
+    for key in ids {
+        if !bell_path(dir, &key).exists() {
+            let _ = std::fs::remove_file(ids_path(dir, &key));
         }
     }
     removed
@@ -312,14 +500,24 @@ const TAKE_LIMIT: usize = 8;
 #[derive(Debug)]
 pub struct Ring {
     pipe: File,
+    /// The doorbell's pending ids; `None` when it has none of its own (every ring writes).
+    ids: Option<PendingIds>,
     /// Whether a ring failed already (logged once).
     failed: AtomicBool,
 }
 
 impl Ring {
-    /// Writes `event_id` into the pipe; false when it could not (full: its executor is far
-    /// behind; or its process died), and the subscriber must be woken another way.
+    /// Rings with `event_id`: sets its bit among the pending ids, and writes it into the pipe
+    /// unless a ring not taken yet did already. False when the write could not be made (full:
+    /// its executor is far behind; or its process died), and the subscriber must be woken
+    /// another way.
     fn ring(&self, event_id: u64) -> bool {
+        if let Some(ids) = &self.ids {
+            let bit = 1 << (event_id % EVENT_IDS);
+            if ids.pending().fetch_or(bit, Ordering::AcqRel) != 0 {
+                return true;
+            }
+        }
         loop {
             match (&self.pipe).write(&[event_id as u8]) {
                 Ok(_) => return true,
@@ -373,6 +571,7 @@ impl Rings {
         match open_for_ringing(&bell_path(&self.dir, key)) {
             Ok(pipe) => {
                 let ring = Arc::new(Ring {
+                    ids: PendingIds::open(&self.dir, key, &pipe),
                     pipe,
                     failed: AtomicBool::new(false),
                 });
@@ -467,6 +666,25 @@ mod tests {
         dir
     }
 
+    /// A ring that writes every ring into the pipe, as one of a zshm before the ids file does.
+    fn ring_without_ids(dir: &Path, bell: &Doorbell) -> Arc<Ring> {
+        Arc::new(Ring {
+            pipe: open_for_ringing(&bell_path(dir, bell.key())).unwrap(),
+            ids: None,
+            failed: AtomicBool::new(false),
+        })
+    }
+
+    /// How many bytes the doorbell's pipe holds now (read out of it).
+    fn bytes_in_pipe(bell: &Doorbell) -> usize {
+        let mut buf = [0u8; 4096];
+        match (&bell.pipe).read(&mut buf) {
+            Ok(n) => n,
+            Err(err) if err.kind() == ErrorKind::WouldBlock => 0,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
     fn readable(bell: &Doorbell) -> bool {
         use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
         let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).unwrap();
@@ -547,7 +765,7 @@ mod tests {
     fn a_burst_longer_than_one_take_is_taken_in_several() {
         let dir = scratch();
         let bell = Doorbell::create(&dir).unwrap();
-        let ring = Rings::new(dir.clone()).get(bell.key()).unwrap();
+        let ring = ring_without_ids(&dir, &bell);
         for i in 0..(512 * TAKE_LIMIT + 1) {
             assert!(ring.ring(i as u64 % EVENT_IDS));
         }
@@ -574,8 +792,7 @@ mod tests {
     fn a_full_doorbell_says_so_and_the_publisher_wakes_its_subscriber_directly() {
         let dir = scratch();
         let bell = Doorbell::create(&dir).unwrap();
-        let rings = Rings::new(dir.clone());
-        let ring = rings.get(bell.key()).unwrap();
+        let ring = ring_without_ids(&dir, &bell);
         let mut rang = 0usize;
         while ring.ring(1) {
             rang += 1;
@@ -597,17 +814,146 @@ mod tests {
     fn the_doorbell_of_a_dead_process_is_removed_and_a_live_one_kept() {
         let dir = scratch();
         let live = Doorbell::create(&dir).unwrap();
-        // What a killed process leaves: a pipe with its name and no reader.
+        // What a killed process leaves: a pipe with its name and no reader, and its ids.
         let dead = bell_path(&dir, "7fffffff-0");
         nix::unistd::mkfifo(&dead, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::fs::write(ids_path(&dir, "7fffffff-0"), [0; IDS_LEN]).unwrap();
         let rings = Rings::new(dir.clone());
         assert!(rings.get("7fffffff-0").is_none(), "nobody reads it: no ring");
         assert!(rings.get("../x").is_none());
         assert_eq!(remove_dead_bells(&dir), 1);
         assert!(!dead.exists());
+        assert!(!ids_path(&dir, "7fffffff-0").exists(), "its ids go with it");
         assert!(bell_path(&dir, live.key()).exists());
+        assert!(ids_path(&dir, live.key()).exists());
         assert!(rings.get(live.key()).is_some());
         drop(live);
         assert!(!dir.exists(), "the directory goes with its last doorbell");
+    }
+
+    #[test]
+    fn rings_between_two_takes_write_one_byte_and_the_take_has_them_all() {
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        let ring = Rings::new(dir.clone()).get(bell.key()).unwrap();
+        assert!(ring.ids.is_some(), "a ringer finds the doorbell's ids");
+        for id in [3, 3, 63, 64 + 5] {
+            assert!(ring.ring(id));
+        }
+        assert_eq!(bytes_in_pipe(&bell), 1, "one byte for four rings");
+        assert!(!readable(&bell));
+        assert_eq!(
+            bell.take(),
+            Taken {
+                rung: (1 << 3) | (1 << 63) | (1 << 5),
+                settled: true
+            }
+        );
+        // Taken: the next ring writes again.
+        assert!(ring.ring(7));
+        assert!(readable(&bell));
+        assert_eq!(bell.take().rung, 1 << 7);
+        assert!(!readable(&bell));
+        drop(ring);
+        drop(bell);
+        assert!(!dir.exists(), "the doorbell removes its ids and its pipe");
+    }
+
+    #[test]
+    fn the_ids_of_another_pipe_are_not_used_and_every_ring_writes() {
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        // A dead process's ids under this key, left there after this doorbell's were made.
+        let stale = dir.join("stale");
+        std::fs::write(&stale, [0xff; IDS_LEN]).unwrap();
+        std::fs::rename(&stale, ids_path(&dir, bell.key())).unwrap();
+        let ring = Rings::new(dir.clone()).get(bell.key()).unwrap();
+        assert!(ring.ids.is_none());
+        assert!(ring.ring(3));
+        assert!(ring.ring(4));
+        assert_eq!(bytes_in_pipe(&bell), 2, "each ring writes");
+        assert!(ring.ring(5));
+        assert_eq!(bell.take().rung, 1 << 5, "ids from the pipe");
+        drop(bell);
+        // The doorbell leaves a file that is not its own alone.
+        assert!(ids_path(&dir, "").parent().unwrap().exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Ringers in other threads, each ringing its id and waiting until the executor's side took
+    /// it, against a reader that sleeps in `epoll_wait` between takes: a lost ring leaves the
+    /// reader asleep and its ringer waiting, and the test fails at its deadline.
+    #[test]
+    fn no_ring_is_lost_between_ringers_and_a_sleeping_reader() {
+        no_ring_is_lost(false);
+    }
+
+    /// The same with a ringer that writes every ring, as an older zshm's, among them.
+    #[test]
+    fn no_ring_is_lost_with_an_older_ringer_among_them() {
+        no_ring_is_lost(true);
+    }
+
+    fn no_ring_is_lost(with_older: bool) {
+        use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
+        const RINGS: u64 = 20_000;
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        let rings = Rings::new(dir.clone());
+        let mut ringers: Vec<Arc<Ring>> = (0..3).map(|_| rings.get(bell.key()).unwrap()).collect();
+        if with_older {
+            ringers.push(ring_without_ids(&dir, &bell));
+        }
+        let taken: Arc<Vec<AtomicU64>> = Arc::new((0..ringers.len()).map(|_| AtomicU64::new(0)).collect());
+        let done = Arc::new(AtomicBool::new(false));
+        let threads: Vec<_> = ringers
+            .into_iter()
+            .enumerate()
+            .map(|(index, ring)| {
+                let (taken, done) = (taken.clone(), done.clone());
+                std::thread::spawn(move || {
+                    for round in 1..=RINGS {
+                        assert!(ring.ring(index as u64));
+                        while taken[index].load(Ordering::Acquire) < round {
+                            if done.load(Ordering::Relaxed) {
+                                return round;
+                            }
+                            std::hint::spin_loop();
+                        }
+                    }
+                    RINGS + 1
+                })
+            })
+            .collect();
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).unwrap();
+        epoll
+            .add(bell.descriptor(), EpollEvent::new(EpollFlags::EPOLLIN, 0))
+            .unwrap();
+        let mut events = [EpollEvent::empty()];
+        let mut lost = false;
+        while taken.iter().any(|count| count.load(Ordering::Relaxed) < RINGS) {
+            if epoll.wait(&mut events, EpollTimeout::from(10_000u16)).unwrap() == 0 {
+                lost = true;
+                break;
+            }
+            let rung = bell.take().rung;
+            for (index, count) in taken.iter().enumerate() {
+                if rung & (1 << index) != 0 {
+                    count.fetch_add(1, Ordering::Release);
+                }
+            }
+        }
+        done.store(true, Ordering::Relaxed);
+        let stopped_at: Vec<u64> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert!(
+            !lost,
+            "a ring was lost: the ringers stopped at rounds {stopped_at:?}"
+        );
+        assert!(
+            stopped_at.iter().all(|&round| round == RINGS + 1),
+            "{stopped_at:?}"
+        );
+        drop(bell);
+        assert!(!dir.exists());
     }
 }
