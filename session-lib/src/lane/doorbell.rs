@@ -50,17 +50,18 @@
 //! A write into a pipe watched by `epoll` calls into the kernel's wake-up path every time, even
 //! when the pipe was not empty and its reader is awake already (Linux's `pipe_write`: "Epoll
 //! nonsensically wants a wakeup whether the pipe was already empty or not"). At 200 topics that
-//! was 10% of a lane node's CPU, under the publishers' rings (BENCHMARKS.md, "What bounds the
-//! misses"), at about three rings per wake-up. The word in shared memory tells a ringer whether
-//! its byte would change anything.
+//! was 10% of a lane node's CPU, under the publishers' rings, at about three rings per wake-up.
+//! The word in shared memory tells a ringer whether its byte would change anything: half the
+//! writes went (BENCHMARKS.md, "A ring writes only when none is pending").
+//!
 //! No ring is lost: a ring that finds the word empty writes its byte after setting its bit, and
 //! the executor empties the word only after reading the pipe, so every bit set after an
 //! emptying has a byte written after it, which wakes the executor again. A ring that races an
 //! emptying costs one wake-up that finds nothing new, as a shared id does.
 //!
-//! The file carries the inode of the pipe it belongs to: a ringer that finds another pipe's
-//! (a dead process's, with the same key) or none (a doorbell of an older zshm)
-//! writes every ring into the pipe, as before, and the executor reads ids from both.
+//! The file carries the inode of the pipe it belongs to: a ringer that finds another pipe's (a
+//! dead process's, with the same key) or none (a doorbell of an older zshm) writes every ring
+//! into the pipe, as before, and the executor reads ids from both.
 //!
 //! A doorbell whose process died is a pipe nobody reads: opening it for writing fails with
 //! `ENXIO` and writing to it with `EPIPE` (Rust programs ignore `SIGPIPE`). It is removed by the
