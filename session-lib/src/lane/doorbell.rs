@@ -21,7 +21,9 @@
 //!   pipe, which the whole process holds open once for writing ([`Rings`]).
 //! * Beside the pipe, the file `ids-<key>` holds the doorbell's pending ids, one bit each
 //!   ([`PendingIds`]). A ring sets its id's bit there and writes into the pipe only when no bit
-//!   was set: the executor has not taken the rings before it yet, and their byte will wake it.
+//!   was set, or when the pipe is empty all the same (the ringer that set one died before its
+//!   write): otherwise the executor has not taken the rings before it yet, and their byte will
+//!   wake it.
 //!   The executor reads the pipe, then empties the word. So a burst of rings to one executor
 //!   costs one `write` and one wake-up, not one per ring (see "Why a word beside the pipe").
 //! * A subscriber without a doorbell (lane wake-ups set to `publisher`, an older zshm) or whose
@@ -56,7 +58,12 @@
 //!
 //! No ring is lost: a ring that finds the word empty writes its byte after setting its bit, and
 //! the executor empties the word only after reading the pipe, so every bit set after an
-//! emptying has a byte written after it, which wakes the executor again. A ring that races an
+//! emptying has a byte written after it, which wakes the executor again. A ring that finds the
+//! word set also asks the pipe whether it holds a byte (`FIONREAD`, no wake-up path): if it
+//! does, the executor reads it after this bit was set and empties the word after that; if it
+//! does not, the ring writes. So a publisher killed between setting its bit and writing its
+//! byte leaves the next ring to write, instead of every ring after it waiting for a byte that
+//! never comes. A ring that races an
 //! emptying costs one wake-up that finds nothing new, as a shared id does.
 //!
 //! The file carries the inode of the pipe it belongs to: a ringer that finds another pipe's (a
@@ -515,7 +522,10 @@ impl Ring {
     fn ring(&self, event_id: u64) -> bool {
         if let Some(ids) = &self.ids {
             let bit = 1 << (event_id % EVENT_IDS);
-            if ids.pending().fetch_or(bit, Ordering::AcqRel) != 0 {
+            // A ring is pending: the executor will take this bit with it once it reads the byte
+            // in the pipe. Unless there is none: the ringer that set the word may have died
+            // before its write, and then this ring writes, or the executor would sleep on.
+            if ids.pending().fetch_or(bit, Ordering::AcqRel) != 0 && self.holds_a_ring() {
                 return true;
             }
         }
@@ -533,6 +543,20 @@ impl Ring {
                 }
             }
         }
+    }
+}
+
+impl Ring {
+    /// Whether the pipe holds at least one byte (`FIONREAD`), which its executor has not read
+    /// yet: a byte there makes it wake and take the pending ids after reading it. An `ioctl`
+    /// costs no wake-up path, unlike a `write`.
+    #[allow(unsafe_code)]
+    fn holds_a_ring(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut bytes: nix::libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int through the pointer, which points to `bytes`.
+        let rc = unsafe { nix::libc::ioctl(self.pipe.as_raw_fd(), nix::libc::FIONREAD, &mut bytes) };
+        rc == 0 && bytes > 0
     }
 }
 
@@ -858,6 +882,26 @@ mod tests {
         drop(ring);
         drop(bell);
         assert!(!dir.exists(), "the doorbell removes its ids and its pipe");
+    }
+
+    #[test]
+    fn a_ringer_that_died_before_its_write_leaves_the_next_ring_to_write() {
+        let dir = scratch();
+        let bell = Doorbell::create(&dir).unwrap();
+        let ring = Rings::new(dir.clone()).get(bell.key()).unwrap();
+        // What a publisher killed between setting its bit and writing its byte leaves behind.
+        ring.ids
+            .as_ref()
+            .unwrap()
+            .pending()
+            .fetch_or(1 << 9, Ordering::AcqRel);
+        assert!(!readable(&bell));
+        assert!(ring.ring(4));
+        assert!(readable(&bell), "the ring wrote: the pipe held no byte");
+        assert_eq!(bell.take().rung, (1 << 9) | (1 << 4));
+        drop(ring);
+        drop(bell);
+        assert!(!dir.exists());
     }
 
     #[test]
