@@ -6,6 +6,6 @@ B=$!
 until pgrep -f "bench-node --mode" >/dev/null; do sleep 0.5; done
 sleep 12
 P=$(pgrep -d, -f "bench-node --mode")
-perf stat -e 'syscalls:sys_enter_write,syscalls:sys_enter_read,syscalls:sys_enter_epoll_wait,context-switches' -p $P -- sleep 5 2> $OUT.perf
+perf stat -e 'syscalls:sys_enter_write,syscalls:sys_enter_ioctl,syscalls:sys_enter_read,syscalls:sys_enter_epoll_wait,context-switches' -p $P -- sleep 5 2> $OUT.perf
 wait $B
 cat $OUT.perf
