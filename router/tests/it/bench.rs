@@ -218,6 +218,95 @@ fn topics_and_subscribers_sweeps_write_delivered_and_expected_per_mode() {
     }
 }
 
+/// `zshm bench --trace`: each node writes every measured message it published and received,
+/// and the two sides agree: every received message was published once with the same stamp, no
+/// message arrived before its stamp, and the received rows are exactly what the case counted as
+/// delivered. One round of S = 1 (ten nodes) for 1 s, in the lane and in iceoryx2.
+#[test]
+fn a_traced_case_writes_every_measured_message_on_both_sides() {
+    use std::collections::HashMap;
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let mut bench = Spawn::zshm(
+        "bench-trace",
+        &[
+            "bench",
+            "--sweeps",
+            "subscribers",
+            "--subscribers",
+            "1",
+            "--rounds",
+            "1",
+            "--seconds",
+            "1",
+            "--modes",
+            "lane,iceoryx2",
+            "--trace",
+            "--out",
+            out,
+        ],
+    )
+    .start();
+    assert_eq!(bench.wait_exit_for(BENCH_PATIENCE), 0, "{}", bench.dump());
+
+    let results: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("subscribers.json")).unwrap()).unwrap();
+    assert_eq!(results.len(), 2, "{results:?}");
+    let rows = |path: std::path::PathBuf, header: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(header), "{}", path.display());
+        lines.map(|l| l.split(',').map(str::to_owned).collect()).collect()
+    };
+    let int = |v: &str| v.parse::<i64>().unwrap_or_else(|e| panic!("{v}: {e}"));
+    for result in &results {
+        assert!(result["error"].is_null(), "a case failed: {result}");
+        let mode = result["case"]["mode"].as_str().unwrap();
+        let case = dir.path().join("trace").join(format!("round1-S1-{mode}"));
+        let nodes = result["threads"].as_array().unwrap().len();
+        // (topic, seq) -> (stamp, returned)
+        let mut published = HashMap::new();
+        let mut received = 0;
+        for node in 0..nodes {
+            for row in rows(
+                case.join(format!("node-{node}-published.csv")),
+                "topic,seq,stamp_ns,returned_ns",
+            ) {
+                let (stamp, returned) = (int(&row[2]), int(&row[3]));
+                assert!(returned >= stamp, "{mode}: returned before its stamp: {row:?}");
+                let key = (row[0].clone(), int(&row[1]));
+                assert!(
+                    published.insert(key, stamp).is_none(),
+                    "{mode}: published twice: {row:?}"
+                );
+            }
+        }
+        for node in 0..nodes {
+            for row in rows(
+                case.join(format!("node-{node}-received.csv")),
+                "topic,seq,stamp_ns,at_ns,tid",
+            ) {
+                let (stamp, at, tid) = (int(&row[2]), int(&row[3]), int(&row[4]));
+                assert_eq!(
+                    published.get(&(row[0].clone(), int(&row[1]))),
+                    Some(&stamp),
+                    "{mode}: a received message with no published twin: {row:?}"
+                );
+                assert!(at >= stamp && tid > 0, "{mode}: {row:?}");
+                received += 1;
+            }
+        }
+        assert_eq!(Some(received), result["delivered"].as_u64(), "{mode}: {result}");
+        // S = 1: each measured message has one reader, so the published ones are the expected.
+        assert_eq!(
+            Some(published.len() as u64),
+            result["expected"].as_u64(),
+            "{mode}: {result}"
+        );
+    }
+}
+
 /// A `zshm` without its `zshm-bench-node` beside it, or with one from an older build (as
 /// `cargo run --bin zshm` leaves after a change), runs the cases itself and says so on its
 /// terminal and in the report: a node's memory then includes the rest of the program's pages,

@@ -78,6 +78,12 @@ pub struct Args {
     /// taken per round and judged on their median (default 3; 1 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
     pub rounds: Option<u64>,
+    /// Write every measured message's timestamps of the topics and subscribers sweeps into
+    /// `<out>/trace/<case>/`: per node, when each message was stamped and when its publish call
+    /// returned, when each arrived and on which thread (to split a tail into its parts with a
+    /// scheduler trace and docs/bench/decompose.py).
+    #[arg(long)]
+    pub trace: bool,
     /// With --soak: seconds between two kills of the restarted subscriber.
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = cli::positive_seconds)]
     pub restart_every: Duration,
@@ -163,7 +169,8 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
         let point = format!("{}={}", case.axis.symbol(), case.x());
         progress.set_message(format!("round {} {} {point}", case.round + 1, case.mode));
         let id = format!("k{index}p{}", std::process::id());
-        let result = topics::run_case(&processes, &locator, &id, case).await;
+        let trace = args.trace.then(|| args.out.join("trace").join(case.trace_name()));
+        let result = topics::run_case(&processes, &locator, &id, case, trace.as_deref()).await;
         if let Some(error) = &result.error {
             progress.println(format!("{} {point}: {error}", case.mode));
         }

@@ -100,7 +100,7 @@ fn retry<T>(mut attempt: impl FnMut() -> anyhow::Result<T>) -> anyhow::Result<T>
 
 /// Runs an iceoryx2 node.
 pub async fn node(args: &NodeArgs) -> anyhow::Result<()> {
-    let recorder = Recorder::new(&args.read(), args.seconds);
+    let recorder = Recorder::new(&args.read(), args.seconds, args.trace_dir.is_some());
     let stop = Arc::new(AtomicBool::new(false));
     let (subscribed_tx, subscribed_rx) = std::sync::mpsc::channel();
     // iceoryx2's ports stay on the thread that made them: the receiving side has its own thread
@@ -187,14 +187,15 @@ async fn publish(args: &NodeArgs, recorder: &Recorder) -> anyhow::Result<()> {
         // The producer writes its data in place, then the stamp, last.
         let mut sample = sample.write_from_fn(|_| seq as u8);
         sample.payload_mut()[8..16].copy_from_slice(&seq.to_le_bytes());
-        sample.payload_mut()[0..8].copy_from_slice(&mono_ns().to_le_bytes());
+        let stamp = mono_ns();
+        sample.payload_mut()[0..8].copy_from_slice(&stamp.to_le_bytes());
         sample.send().map_err(iox("send"))?;
         for (reader, notifier) in &notifiers {
             if topic.subscribers.contains(reader) {
                 notifier.notify().map_err(iox("notify"))?;
             }
         }
-        Ok(())
+        Ok(stamp)
     })
     .await
 }

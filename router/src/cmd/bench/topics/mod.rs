@@ -10,6 +10,7 @@ mod node;
 mod plot;
 pub mod report;
 pub mod shared;
+pub mod trace;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -85,9 +86,16 @@ impl TopicsPlan {
     }
 }
 
-/// Runs one case; a case that fails is a result with its error.
-pub async fn run_case(exe: &Path, locator: &str, id: &str, case: &TopicsCase) -> TopicsResult {
-    match measure_case(exe, locator, id, case).await {
+/// Runs one case; a case that fails is a result with its error. With `trace`, its nodes write
+/// every measured message's timestamps into that directory ([`trace`]).
+pub async fn run_case(
+    exe: &Path,
+    locator: &str,
+    id: &str,
+    case: &TopicsCase,
+    trace: Option<&Path>,
+) -> TopicsResult {
+    match measure_case(exe, locator, id, case, trace).await {
         Ok(result) => result,
         Err(err) => TopicsResult::failed(case.clone(), format!("{err:#}")),
     }
@@ -102,6 +110,7 @@ async fn measure_case(
     locator: &str,
     id: &str,
     case: &TopicsCase,
+    trace: Option<&Path>,
 ) -> anyhow::Result<TopicsResult> {
     let workload = case.workload();
     let (topics, subscribers, cloud_subscribers, seconds, timeout) = (
@@ -130,7 +139,7 @@ async fn measure_case(
     let mut nodes: Vec<ChildProc> = Vec::new();
     let spawned = (0..workload.nodes()).try_for_each(|index| {
         let index = index.to_string();
-        let args = [
+        let mut args = vec![
             "bench-node",
             "--mode",
             case.mode.name(),
@@ -151,6 +160,12 @@ async fn measure_case(
             "--timeout",
             &timeout,
         ];
+        if let Some(dir) = trace {
+            args.extend([
+                "--trace-dir",
+                dir.to_str().context("the trace directory is not UTF-8")?,
+            ]);
+        }
         nodes.push(spawn(exe, &args, &env, Logs::Hidden)?);
         Ok::<_, anyhow::Error>(())
     });

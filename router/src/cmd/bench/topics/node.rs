@@ -35,7 +35,7 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
     )
     .await?;
     let topic = |name: &str| format!("/bench/{}/{name}", args.case);
-    let recorder = Recorder::new(&args.read(), args.seconds);
+    let recorder = Recorder::new(&args.read(), args.seconds, args.trace_dir.is_some());
     let options = if args.mode.inline() {
         SubscriptionOptions::default().inline()
     } else {
@@ -101,16 +101,20 @@ pub async fn zshm_node(args: &NodeArgs) -> anyhow::Result<()> {
     let loans = args.mode.loans();
     measure(args, &recorder, Some(&session), async |slot, seq| {
         let (publisher, shape, data_len, owned) = &mut publishers[slot];
-        if loans {
+        let stamp = if loans {
             let mut loan = publisher.loan(shape, *data_len).await;
             loan.data_mut().fill(seq as u8);
-            loan.set_stamp(Time::from_nanos(mono_ns()));
+            let stamp = mono_ns();
+            loan.set_stamp(Time::from_nanos(stamp));
             publisher.publish_loan(loan).await?;
+            stamp
         } else {
-            owned.header.stamp = Time::from_nanos(mono_ns());
+            let stamp = mono_ns();
+            owned.header.stamp = Time::from_nanos(stamp);
             publisher.publish(owned).await?;
-        }
-        Ok(())
+            stamp
+        };
+        Ok(stamp)
     })
     .await?;
     drop(subscriptions);
@@ -130,7 +134,7 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
         .await
         .zenoh_context("cannot open zenoh")?;
     let key = |name: &str| format!("bench/{}/{name}", args.case);
-    let recorder = Recorder::new(&args.read(), args.seconds);
+    let recorder = Recorder::new(&args.read(), args.seconds, args.trace_dir.is_some());
     let mut subscribers = Vec::new();
     for (slot, t) in args.read().iter().enumerate() {
         let recorder = recorder.clone();
@@ -191,7 +195,7 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
     }
     measure(args, &recorder, None, async |slot, seq| {
         let (publisher, bytes) = &publishers[slot];
-        let put = match &provider {
+        let (stamp, put) = match &provider {
             Some(provider) => {
                 let mut buffer = provider
                     .alloc(*bytes)
@@ -200,17 +204,20 @@ pub async fn zenoh_node(args: &NodeArgs) -> anyhow::Result<()> {
                     .context("SHM allocation")?;
                 buffer.fill(seq as u8);
                 buffer[8..16].copy_from_slice(&seq.to_le_bytes());
-                buffer[0..8].copy_from_slice(&mono_ns().to_le_bytes());
-                publisher.put(buffer).await
+                let stamp = mono_ns();
+                buffer[0..8].copy_from_slice(&stamp.to_le_bytes());
+                (stamp, publisher.put(buffer).await)
             }
             None => {
                 let mut buffer = vec![seq as u8; *bytes];
                 buffer[8..16].copy_from_slice(&seq.to_le_bytes());
-                buffer[0..8].copy_from_slice(&mono_ns().to_le_bytes());
-                publisher.put(buffer).await
+                let stamp = mono_ns();
+                buffer[0..8].copy_from_slice(&stamp.to_le_bytes());
+                (stamp, publisher.put(buffer).await)
             }
         };
-        put.zenoh_context("cannot publish")
+        put.zenoh_context("cannot publish")?;
+        Ok(stamp)
     })
     .await?;
     drop(subscribers);

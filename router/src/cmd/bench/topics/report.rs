@@ -124,6 +124,17 @@ impl TopicsCase {
             Axis::Subscribers => self.subscribers,
         }
     }
+
+    /// The name of its directory under `--trace`'s: `round1-S1-lane` for round 1 of S = 1.
+    pub fn trace_name(&self) -> String {
+        format!(
+            "round{}-{}{}-{}",
+            self.round + 1,
+            self.axis.symbol(),
+            self.x(),
+            self.mode.name()
+        )
+    }
 }
 
 /// What one case of the topics sweep measured, over all its nodes.

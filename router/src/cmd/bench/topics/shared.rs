@@ -2,12 +2,14 @@
 //! ([`NodeArgs`]), the report each prints and the bench reads back ([`NodeReport`]), the
 //! publishing loop ([`publish_ticks`]) and the count of what arrived ([`Tally`], [`Recorder`]).
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::super::plan::Mode;
 use super::layout::{CLOUD_HZ, MAX_SUBSCRIBERS, RATE_HZ, Topic, WARMUP_SECONDS, Workload};
+use super::trace::{self, Published, Received};
 use crate::cli;
 use crate::support::out::outln;
 use crate::support::shutdown;
@@ -47,6 +49,9 @@ pub struct NodeArgs {
     /// Seconds before giving up on the other nodes.
     #[arg(long, value_parser = cli::seconds)]
     pub timeout: Duration,
+    /// Write every measured message's timestamps into this directory ([`super::trace`]).
+    #[arg(long)]
+    pub trace_dir: Option<PathBuf>,
 }
 
 impl NodeArgs {
@@ -194,6 +199,8 @@ pub struct Tally {
     latencies_ns: Vec<i64>,
     received: u64,
     expected: u64,
+    /// Each counted delivery, when the node traces (`--trace-dir`).
+    trace: Option<Vec<Received>>,
 }
 
 #[derive(Debug)]
@@ -203,8 +210,8 @@ struct Window {
 }
 
 impl Tally {
-    /// A tally for `read`, measured over `seconds`.
-    pub fn new(read: &[Topic], seconds: u64) -> Self {
+    /// A tally for `read`, measured over `seconds`; `trace` keeps each counted delivery.
+    pub fn new(read: &[Topic], seconds: u64, trace: bool) -> Self {
         let subscriptions: Vec<Window> = read
             .iter()
             .map(|t| Window {
@@ -218,6 +225,7 @@ impl Tally {
             latencies_ns: Vec::new(),
             received: 0,
             expected,
+            trace: trace.then(Vec::new),
         }
     }
 
@@ -231,6 +239,15 @@ impl Tally {
             *seen = true;
             self.received += 1;
             self.latencies_ns.push(d.at_ns - d.sent_ns);
+            if let Some(trace) = &mut self.trace {
+                trace.push(Received {
+                    slot: d.slot,
+                    seq: d.seq,
+                    stamp_ns: d.sent_ns,
+                    at_ns: d.at_ns,
+                    tid: trace::thread_id(),
+                });
+            }
         }
         self.is_complete()
     }
@@ -256,10 +273,11 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for the subscriptions `read`, measured over `seconds`.
-    pub fn new(read: &[Topic], seconds: u64) -> Arc<Self> {
+    /// A recorder for the subscriptions `read`, measured over `seconds`; `trace` keeps each
+    /// counted delivery ([`super::trace`]).
+    pub fn new(read: &[Topic], seconds: u64, trace: bool) -> Arc<Self> {
         Arc::new(Self {
-            tally: Mutex::new(Tally::new(read, seconds)),
+            tally: Mutex::new(Tally::new(read, seconds, trace)),
             complete: tokio::sync::Notify::new(),
         })
     }
@@ -291,18 +309,21 @@ pub async fn collect(recorder: &Recorder, deadline: Instant) -> Tally {
         latencies_ns: std::mem::take(&mut tally.latencies_ns),
         received: tally.received,
         expected: tally.expected,
+        trace: tally.trace.take(),
     }
 }
 
 /// Publishes the node's topics, each at its rate, for the warm-up and `seconds`: on tick `k` of
 /// the 100 Hz clock every small topic sends message `k + 1`, the cloud every tenth tick.
-/// `publish(slot, seq)` sends message `seq` of topic `published[slot]`; `start` gets the
-/// beginning of the measured window (CLOCK_MONOTONIC ns).
+/// `publish(slot, seq)` sends message `seq` of topic `published[slot]` and returns the time it
+/// wrote into it; `start` gets the beginning of the measured window (CLOCK_MONOTONIC ns);
+/// `trace`, when given, gets each measured message.
 pub async fn publish_ticks(
     published: &[Topic],
     seconds: u64,
     start: &AtomicI64,
-    mut publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
+    mut trace: Option<&mut Vec<Published>>,
+    mut publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<i64>,
 ) -> anyhow::Result<()> {
     // Burst keeps the average rate when a tick was late: the sweep compares rates.
     let mut ticker = Ticker::new(RATE_HZ as f64, MissedTickBehavior::Burst);
@@ -317,10 +338,23 @@ pub async fn publish_ticks(
             start.store(mono_ns(), Ordering::Relaxed);
         }
         for (slot, topic) in published.iter().enumerate() {
-            if !topic.is_cloud() {
-                publish(slot, k + 1).await?;
+            let seq = if !topic.is_cloud() {
+                k + 1
             } else if k % cloud_every == 0 {
-                publish(slot, k / cloud_every + 1).await?;
+                k / cloud_every + 1
+            } else {
+                continue;
+            };
+            let stamp_ns = publish(slot, seq).await?;
+            if k >= warmup_ticks
+                && let Some(trace) = trace.as_deref_mut()
+            {
+                trace.push(Published {
+                    slot,
+                    seq,
+                    stamp_ns,
+                    returned_ns: mono_ns(),
+                });
             }
         }
     }
@@ -357,9 +391,10 @@ pub async fn measure(
     args: &NodeArgs,
     recorder: &Recorder,
     session: Option<&zshm::Session>,
-    publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<()>,
+    publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<i64>,
 ) -> anyhow::Result<()> {
     let published = args.published();
+    let mut published_trace = args.trace_dir.as_ref().map(|_| Vec::new());
     let deadline = Instant::now() + Duration::from_secs(WARMUP_SECONDS + args.seconds) + GRACE;
     let cpu_start = zshm_ops::tools::usage::cpu_seconds();
     let (start, end) = (AtomicI64::new(0), AtomicI64::new(0));
@@ -369,7 +404,13 @@ pub async fn measure(
     let publishing = async {
         let ticks = tokio::time::timeout_at(
             deadline.into(),
-            publish_ticks(&published, args.seconds, &start, publish),
+            publish_ticks(
+                &published,
+                args.seconds,
+                &start,
+                published_trace.as_mut(),
+                publish,
+            ),
         );
         let outcome = shutdown::unless_signalled(ticks).await;
         end.store(mono_ns(), Ordering::Relaxed);
@@ -385,8 +426,16 @@ pub async fn measure(
             None => Ok(()),
         }
     };
-    let (published, tally) = tokio::join!(publishing, collect(recorder, deadline));
-    published?;
+    let (published_ok, tally) = tokio::join!(publishing, collect(recorder, deadline));
+    published_ok?;
+    if let Some(dir) = &args.trace_dir {
+        trace::write(
+            dir,
+            args.index(),
+            (&published, published_trace.as_deref().unwrap_or_default()),
+            (&args.read(), tally.trace.as_deref().unwrap_or_default()),
+        )?;
+    }
     let (window_start_ns, window_end_ns) = (start.load(Ordering::Relaxed), end.load(Ordering::Relaxed));
     let (threads, rss_bytes, pss_bytes) = threads_rss_pss();
     let report = NodeReport {
@@ -415,7 +464,7 @@ mod tests {
     fn a_tally_counts_measured_messages_once() {
         let topics = Workload::topics_sweep(10).layout();
         let read = vec![topics[0].clone()];
-        let mut tally = Tally::new(&read, 1);
+        let mut tally = Tally::new(&read, 1, false);
         let warmup = topics[0].warmup();
         let d = |seq| Delivery {
             slot: 0,
@@ -440,7 +489,7 @@ mod tests {
         let topics = Workload::topics_sweep(10).layout();
         let read = vec![topics[0].clone()];
         let warmup = topics[0].warmup();
-        let recorder = Recorder::new(&read, 1);
+        let recorder = Recorder::new(&read, 1, false);
         let receiving = {
             let recorder = recorder.clone();
             std::thread::spawn(move || {
@@ -465,7 +514,7 @@ mod tests {
     async fn collect_ends_at_the_deadline_with_what_arrived() {
         let topics = Workload::topics_sweep(10).layout();
         let read = vec![topics[0].clone()];
-        let recorder = Recorder::new(&read, 1);
+        let recorder = Recorder::new(&read, 1, false);
         recorder.record(Delivery {
             slot: 0,
             seq: topics[0].warmup() + 1,
