@@ -18,6 +18,9 @@ trace gives when that thread was woken (`sched_waking`) and when it next got a C
 - run: from that switch-in to the callback (the thread's own work, and any time it lost the CPU
   again on the way).
 
+For the slowest 1% it also says what the CPUs ran while they waited, and where the woken thread
+was queued: on an idle CPU, on its waker's own CPU (behind the publisher), or on another busy one.
+
 A message whose receiving thread was last woken before its stamp found the thread already awake
 (draining earlier messages, or runnable and waiting): it is counted as "already awake", and its
 whole latency as run.
@@ -33,12 +36,15 @@ from collections import defaultdict
 
 EVENT = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+sched:(\w+):\s+(.*)$")
 PID = re.compile(r"\bpid=(\d+)")
-NEXT = re.compile(r"next_pid=(\d+)")
+TARGET = re.compile(r"target_cpu=(\d+)")
+NEXT = re.compile(r"next_comm=(.*) next_pid=(\d+)")
 
 
 def read_scheduler(path):
-    """Per thread: its wake-up times and its switch-in times (ns), and the trace's window."""
-    woken, switched_in = defaultdict(list), defaultdict(list)
+    """Per thread: its wake-up times and its switch-in times (ns); per CPU: who ran from when
+    (ns, comm); and the trace's window."""
+    woken, switched_in, ran = defaultdict(list), defaultdict(list), defaultdict(list)
+    target = {}
     first = last = None
     with open(path) as lines:
         for line in lines:
@@ -50,12 +56,42 @@ def read_scheduler(path):
             last = t
             event, rest = m.group(5), m.group(6)
             if event in ("sched_waking", "sched_wakeup"):
-                woken[int(PID.search(rest).group(1))].append(t)
+                tid = int(PID.search(rest).group(1))
+                woken[tid].append(t)
+                cpu = TARGET.search(rest)
+                if cpu:
+                    # Where the woken thread was queued, and the waker's own CPU.
+                    target[(tid, t)] = (int(cpu.group(1)), int(m.group(3)))
             elif event == "sched_switch":
-                switched_in[int(NEXT.search(rest).group(1))].append(t)
-    for times in list(woken.values()) + list(switched_in.values()):
+                n = NEXT.search(rest)
+                switched_in[int(n.group(2))].append(t)
+                # Threads by name without their number: swapper/1 is "idle", a pool's threads one.
+                comm = "idle" if n.group(2) == "0" else re.sub(r"[./:-]?\d+$", "", n.group(1))
+                ran[int(m.group(3))].append((t, comm))
+    for times in list(woken.values()) + list(switched_in.values()) + list(ran.values()):
         times.sort()
-    return woken, switched_in, first, last
+    return woken, switched_in, ran, target, first, last
+
+
+def running_at(ran, cpu, t):
+    """Who ran on `cpu` at `t`."""
+    timeline = ran.get(cpu, [])
+    i = bisect.bisect_right(timeline, (t, "\uffff")) - 1
+    return timeline[i][1] if i >= 0 else None
+
+
+def held(ran, start, end):
+    """How long each name held each CPU between start and end (ns)."""
+    total = defaultdict(int)
+    for timeline in ran.values():
+        i = max(0, bisect.bisect_right(timeline, (start, "\uffff")) - 1)
+        while i < len(timeline) and timeline[i][0] < end:
+            since = max(timeline[i][0], start)
+            until = min(timeline[i + 1][0] if i + 1 < len(timeline) else end, end)
+            if until > since and timeline[i][0] <= end:
+                total[timeline[i][1]] += until - since
+            i += 1
+    return total
 
 
 def read_received(case):
@@ -89,7 +125,7 @@ def main():
         sys.exit(__doc__)
     case, scheduler = sys.argv[1], sys.argv[2]
     worst = int(sys.argv[3]) if len(sys.argv) > 3 else 10
-    woken, switched_in, first, last = read_scheduler(scheduler)
+    woken, switched_in, ran, target, first, last = read_scheduler(scheduler)
     if first is None:
         sys.exit(f"{scheduler}: no scheduler events")
     received = [m for m in read_received(case) if first < m[0] and m[1] < last]
@@ -119,6 +155,37 @@ def main():
         med = [statistics.median(p[k] for p in parts) / 1e3 for k in range(3)]
         print(f"| {label} | {len(parts)} | {med[0]:.0f} | {med[1]:.0f} | {med[2]:.0f} | "
               f"{' / '.join(str(c) for c in most)} |")
+    # Who held the CPUs while the slowest 1% waited for one.
+    tail = received[n - max(1, int(0.01 * n)):]
+    holders = defaultdict(int)
+    onto_idle = []
+    for m in tail:
+        p = split(m, woken, switched_in)
+        if p is not None and not p[3] and p[1] > 0:
+            wake = m[0] + p[0]
+            cpus = target.get((m[2], wake))
+            if cpus is not None:
+                queued_on, waker_on = cpus
+                if running_at(ran, queued_on, wake) == "idle":
+                    onto_idle.append(("an idle CPU", p[1]))
+                elif queued_on == waker_on:
+                    onto_idle.append(("its waker's own CPU", p[1]))
+                else:
+                    onto_idle.append(("another busy CPU", p[1]))
+            for comm, ns in held(ran, wake, wake + p[1]).items():
+                holders[comm] += ns
+    waited = sum(holders.values())
+    if waited:
+        top = sorted(holders.items(), key=lambda kv: -kv[1])[:6]
+        print()
+        print("While the slowest 1% waited for a CPU, the CPUs ran: " +
+              ", ".join(f"{comm} {ns / waited:.0%}" for comm, ns in top) +
+              f" (of {waited / 1e3:.0f} CPU-µs)")
+    for label in ("an idle CPU", "its waker's own CPU", "another busy CPU"):
+        waits = [w for where, w in onto_idle if where == label]
+        if waits:
+            print(f"Of the slowest 1%, {len(waits)} were woken onto {label}: "
+                  f"wait for it median {statistics.median(waits) / 1e3:.0f} µs, max {max(waits) / 1e3:.0f} µs")
     print()
     print(f"The {worst} slowest, µs: latency = to wake-up + wait for a CPU + run")
     for m in received[-worst:]:
