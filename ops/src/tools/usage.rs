@@ -11,6 +11,18 @@ pub fn cpu_seconds() -> f64 {
     })
 }
 
+/// Context switches of this process's threads so far: (voluntary, involuntary). A voluntary one
+/// is a thread going to sleep (and so, for a thread that sleeps until a message comes, one
+/// wake-up); an involuntary one is a thread the scheduler took off its CPU while it could run.
+pub fn context_switches() -> (u64, u64) {
+    getrusage(UsageWho::RUSAGE_SELF).map_or((0, 0), |usage| {
+        (
+            usage.voluntary_context_switches().max(0) as u64,
+            usage.involuntary_context_switches().max(0) as u64,
+        )
+    })
+}
+
 /// Peak resident set size so far, in bytes.
 pub fn peak_rss_bytes() -> u64 {
     // Linux reports ru_maxrss in KiB.

@@ -165,6 +165,11 @@ fn topics_and_subscribers_sweeps_write_delivered_and_expected_per_mode() {
             "a thread count per node"
         );
         assert!(result["machine_cpu_percent"].as_f64().is_some(), "{result}");
+        // Every node's threads slept between its 100 Hz ticks: at least once each.
+        assert!(
+            result["voluntary_switches"].as_u64().unwrap() >= 10,
+            "the nodes' context switches over the window: {result}"
+        );
     }
     let markdown = std::fs::read_to_string(dir.path().join("topics.md")).unwrap();
     for row in [
@@ -175,6 +180,10 @@ fn topics_and_subscribers_sweeps_write_delivered_and_expected_per_mode() {
         assert!(markdown.contains(row), "{row} missing:\n{markdown}");
     }
     assert!(markdown.contains(" / 2040"), "delivered / expected:\n{markdown}");
+    assert!(
+        markdown.contains("| switches per message (vol. / invol.) |"),
+        "the nodes' context switches per message:\n{markdown}"
+    );
     assert!(
         markdown.contains("The cases' processes ran as `zshm-bench-node`"),
         "the nodes run in the program built from the library alone:\n{markdown}"

@@ -160,6 +160,13 @@ pub struct TopicsResult {
     pub pss_mib: Vec<f64>,
     /// CPU of the node processes over their windows, seconds per second, summed.
     pub nodes_cpu_cores: f64,
+    /// The node processes' voluntary context switches over their windows, summed: each a
+    /// thread going to sleep, so about one per wake-up.
+    #[serde(default)]
+    pub voluntary_switches: u64,
+    /// Their involuntary ones: a thread taken off its CPU while it could run.
+    #[serde(default)]
+    pub involuntary_switches: u64,
     /// Growth of /dev/shm in use during the window over before the case, MiB (whole host).
     pub dev_shm_mib: f64,
     /// Why the case failed, if it did.
@@ -179,6 +186,8 @@ impl TopicsResult {
             rss_mib: Vec::new(),
             pss_mib: Vec::new(),
             nodes_cpu_cores: 0.0,
+            voluntary_switches: 0,
+            involuntary_switches: 0,
             dev_shm_mib: 0.0,
             error: Some(error),
         }
@@ -211,6 +220,8 @@ impl TopicsResult {
                 .map(|n| n.pss_bytes as f64 / (1 << 20) as f64)
                 .collect(),
             nodes_cpu_cores: nodes.iter().map(|n| n.cpu_seconds).sum::<f64>() / seconds,
+            voluntary_switches: nodes.iter().map(|n| n.voluntary_switches).sum(),
+            involuntary_switches: nodes.iter().map(|n| n.involuntary_switches).sum(),
             dev_shm_mib,
             error: None,
             case,
@@ -220,6 +231,14 @@ impl TopicsResult {
     /// Every measured message arrived.
     pub fn lossless(&self) -> bool {
         self.error.is_none() && self.expected > 0 && self.delivered == self.expected
+    }
+
+    /// The nodes' context switches per delivered message: (voluntary, involuntary).
+    pub fn switches_per_message(&self) -> Option<(f64, f64)> {
+        (self.delivered > 0).then(|| {
+            let per = |n: u64| n as f64 / self.delivered as f64;
+            (per(self.voluntary_switches), per(self.involuntary_switches))
+        })
     }
 
     fn p999(&self) -> Option<f64> {
@@ -238,7 +257,7 @@ pub fn write_all(dir: &Path, axis: Axis, results: &[TopicsResult], command: &str
     Ok(markdown)
 }
 
-const CSV_HEADER: &str = "round,topics,subscribers,cloud_subscribers,mode,seconds,delivered,expected,p50_us,p99_us,p999_us,max_us,machine_cpu_percent,nodes_cpu_cores,threads_min,threads_max,rss_mib_max,pss_mib_max,dev_shm_mib,error";
+const CSV_HEADER: &str = "round,topics,subscribers,cloud_subscribers,mode,seconds,delivered,expected,p50_us,p99_us,p999_us,max_us,machine_cpu_percent,nodes_cpu_cores,voluntary_switches,involuntary_switches,threads_min,threads_max,rss_mib_max,pss_mib_max,dev_shm_mib,error";
 
 fn min_max<T: Copy + PartialOrd>(values: &[T]) -> Option<(T, T)> {
     let first = *values.first()?;
@@ -258,7 +277,7 @@ fn csv(results: &[TopicsResult]) -> String {
         let threads = min_max(&r.threads);
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.2},{},{},{},{},{:.1},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.2},{},{},{},{},{},{},{:.1},{}",
             r.case.round,
             r.case.topics,
             r.case.subscribers,
@@ -273,6 +292,8 @@ fn csv(results: &[TopicsResult]) -> String {
             stat(|l| l.max),
             r.machine_cpu_percent.map_or(String::new(), |c| format!("{c:.1}")),
             r.nodes_cpu_cores,
+            r.voluntary_switches,
+            r.involuntary_switches,
             threads.map_or(String::new(), |t| t.0.to_string()),
             threads.map_or(String::new(), |t| t.1.to_string()),
             min_max(&r.rss_mib).map_or(String::new(), |m| format!("{:.1}", m.1)),
@@ -299,15 +320,15 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
     let mut out = format!("# zshm bench: {name} sweep\n\n");
     let _ = writeln!(
         out,
-        "Command: `{command}`. {}. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
+        "Command: `{command}`. {}. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores) over the measured window (not the warm-up), and their threads' context switches per delivered message (voluntary: a thread going to sleep, about one per wake-up; involuntary: a thread taken off a CPU while it could run); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
         axis.describe(),
         super::super::processes_note(),
     );
     let _ = writeln!(
         out,
-        "| round | {sym} | mode | delivered / expected | p50 | p99 | p99.9 | machine CPU | node CPU (cores) | threads per node | RSS (PSS) per node MiB (max) | /dev/shm MiB |"
+        "| round | {sym} | mode | delivered / expected | p50 | p99 | p99.9 | machine CPU | node CPU (cores) | switches per message (vol. / invol.) | threads per node | RSS (PSS) per node MiB (max) | /dev/shm MiB |"
     );
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in results {
         let l = r.latency_us;
         let threads = min_max(&r.threads).map_or("-".into(), |(lo, hi)| {
@@ -319,7 +340,7 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
         });
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} / {}{} | {} | {} | {} | {} | {:.2} | {} | {} | {:.1} |{}",
+            "| {} | {} | {} | {} / {}{} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {:.1} |{}",
             r.case.round + 1,
             r.case.x(),
             r.case.mode,
@@ -331,6 +352,8 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
             us(l.map(|l| l.p999)),
             r.machine_cpu_percent.map_or("-".into(), |c| format!("{c:.0}%")),
             r.nodes_cpu_cores,
+            r.switches_per_message()
+                .map_or("-".into(), |(v, i)| format!("{v:.2} / {i:.2}")),
             threads,
             match (min_max(&r.rss_mib), min_max(&r.pss_mib)) {
                 (Some(rss), Some(pss)) if pss.1 > 0.0 => format!("{:.0} ({:.0})", rss.1, pss.1),
@@ -592,6 +615,27 @@ mod tests {
             ..NodeReport::default()
         };
         TopicsResult::from_reports(case, &[node], Some(cpu), 1.0)
+    }
+
+    #[test]
+    fn context_switches_are_summed_over_the_nodes_and_counted_per_delivered_message() {
+        let case = TopicsCase::new(Axis::Topics, Mode::Lane, 10, 0, 1);
+        let node = |received, voluntary, involuntary| NodeReport {
+            received,
+            expected: 100,
+            voluntary_switches: voluntary,
+            involuntary_switches: involuntary,
+            ..NodeReport::default()
+        };
+        let result = TopicsResult::from_reports(case.clone(), &[node(60, 30, 3), node(40, 20, 7)], None, 0.0);
+        assert_eq!((result.voluntary_switches, result.involuntary_switches), (50, 10));
+        assert_eq!(result.switches_per_message(), Some((0.5, 0.1)));
+        assert!(
+            markdown(Axis::Topics, &[result], "zshm bench").contains("| 0.50 / 0.10 |"),
+            "the table shows them per message"
+        );
+        let none = TopicsResult::from_reports(case, &[node(0, 30, 3)], None, 0.0);
+        assert_eq!(none.switches_per_message(), None, "nothing delivered: no ratio");
     }
 
     #[test]

@@ -126,6 +126,13 @@ pub struct NodeReport {
     pub pss_bytes: u64,
     /// Its CPU seconds over the measured window.
     pub cpu_seconds: f64,
+    /// Its threads' voluntary context switches over the measured window: how often they went
+    /// to sleep, which for a receiving thread is how often a message had to wake it.
+    #[serde(default)]
+    pub voluntary_switches: u64,
+    /// Its threads' involuntary context switches then: taken off a CPU while they could run.
+    #[serde(default)]
+    pub involuntary_switches: u64,
     /// When its measured publishing began and ended (CLOCK_MONOTONIC ns).
     pub window_start_ns: i64,
     /// See `window_start_ns`.
@@ -313,15 +320,44 @@ pub async fn collect(recorder: &Recorder, deadline: Instant) -> Tally {
     }
 }
 
+/// What this process had used when a measured window began: CPU seconds and context switches
+/// (voluntary, involuntary), so that a report counts the window alone, not the warm-up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UsageMark {
+    cpu_seconds: f64,
+    switches: (u64, u64),
+}
+
+impl UsageMark {
+    /// The process's usage now.
+    pub fn now() -> Self {
+        Self {
+            cpu_seconds: zshm_ops::tools::usage::cpu_seconds(),
+            switches: zshm_ops::tools::usage::context_switches(),
+        }
+    }
+
+    /// What the process used from this mark to `later`: (CPU seconds, voluntary switches,
+    /// involuntary switches).
+    pub fn until(self, later: Self) -> (f64, u64, u64) {
+        (
+            (later.cpu_seconds - self.cpu_seconds).max(0.0),
+            later.switches.0.saturating_sub(self.switches.0),
+            later.switches.1.saturating_sub(self.switches.1),
+        )
+    }
+}
+
 /// Publishes the node's topics, each at its rate, for the warm-up and `seconds`: on tick `k` of
 /// the 100 Hz clock every small topic sends message `k + 1`, the cloud every tenth tick.
 /// `publish(slot, seq)` sends message `seq` of topic `published[slot]` and returns the time it
-/// wrote into it; `start` gets the beginning of the measured window (CLOCK_MONOTONIC ns);
-/// `trace`, when given, gets each measured message.
+/// wrote into it; `start` gets the beginning of the measured window (CLOCK_MONOTONIC ns), and
+/// `usage` the process's usage then; `trace`, when given, gets each measured message.
 pub async fn publish_ticks(
     published: &[Topic],
     seconds: u64,
     start: &AtomicI64,
+    usage: &Mutex<UsageMark>,
     mut trace: Option<&mut Vec<Published>>,
     mut publish: impl AsyncFnMut(usize, u64) -> anyhow::Result<i64>,
 ) -> anyhow::Result<()> {
@@ -336,6 +372,7 @@ pub async fn publish_ticks(
         }
         if k == warmup_ticks {
             start.store(mono_ns(), Ordering::Relaxed);
+            *usage.lock().unwrap_or_else(PoisonError::into_inner) = UsageMark::now();
         }
         for (slot, topic) in published.iter().enumerate() {
             let seq = if !topic.is_cloud() {
@@ -396,7 +433,8 @@ pub async fn measure(
     let published = args.published();
     let mut published_trace = args.trace_dir.as_ref().map(|_| Vec::new());
     let deadline = Instant::now() + Duration::from_secs(WARMUP_SECONDS + args.seconds) + GRACE;
-    let cpu_start = zshm_ops::tools::usage::cpu_seconds();
+    // Replaced when the measured window begins: the warm-up's CPU is not the workload's.
+    let usage_start = Mutex::new(UsageMark::now());
     let (start, end) = (AtomicI64::new(0), AtomicI64::new(0));
     // A publisher that cannot keep up blocks in its loan or its put (a full pool, a full
     // queue); the node then stops publishing at the deadline, or on a signal, and reports what
@@ -408,6 +446,7 @@ pub async fn measure(
                 &published,
                 args.seconds,
                 &start,
+                &usage_start,
                 published_trace.as_mut(),
                 publish,
             ),
@@ -427,6 +466,8 @@ pub async fn measure(
         }
     };
     let (published_ok, tally) = tokio::join!(publishing, collect(recorder, deadline));
+    // Before the trace is written: that is the bench's work, not the node's.
+    let usage_end = UsageMark::now();
     published_ok?;
     if let Some(dir) = &args.trace_dir {
         trace::write(
@@ -438,6 +479,8 @@ pub async fn measure(
     }
     let (window_start_ns, window_end_ns) = (start.load(Ordering::Relaxed), end.load(Ordering::Relaxed));
     let (threads, rss_bytes, pss_bytes) = threads_rss_pss();
+    let usage_start = *usage_start.lock().unwrap_or_else(PoisonError::into_inner);
+    let (cpu_seconds, voluntary_switches, involuntary_switches) = usage_start.until(usage_end);
     let report = NodeReport {
         index: args.index(),
         received: tally.received,
@@ -446,7 +489,9 @@ pub async fn measure(
         threads,
         rss_bytes,
         pss_bytes,
-        cpu_seconds: zshm_ops::tools::usage::cpu_seconds() - cpu_start,
+        cpu_seconds,
+        voluntary_switches,
+        involuntary_switches,
         window_start_ns,
         window_end_ns,
         session: session.map(|s| s.stats().snapshot()),
