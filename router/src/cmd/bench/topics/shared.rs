@@ -206,6 +206,9 @@ pub struct Tally {
     latencies_ns: Vec<i64>,
     received: u64,
     expected: u64,
+    /// When the last delivery arrived, measured or warm-up (CLOCK_MONOTONIC ns; 0 before the
+    /// first): [`collect`] goes on past its deadline while deliveries still come.
+    last_delivery_ns: i64,
     /// Each counted delivery, when the node traces (`--trace-dir`).
     trace: Option<Vec<Received>>,
 }
@@ -232,12 +235,14 @@ impl Tally {
             latencies_ns: Vec::new(),
             received: 0,
             expected,
+            last_delivery_ns: 0,
             trace: trace.then(Vec::new),
         }
     }
 
     /// Counts a delivery once if it is measured; true once every measured message arrived.
     pub fn record(&mut self, d: Delivery) -> bool {
+        self.last_delivery_ns = self.last_delivery_ns.max(d.at_ns);
         if let Some(window) = self.subscriptions.get_mut(d.slot)
             && d.seq > window.warmup
             && let Some(seen) = window.seen.get_mut((d.seq - window.warmup - 1) as usize)
@@ -299,16 +304,43 @@ impl Recorder {
     }
 }
 
-/// Waits until every measured delivery arrived, `deadline`, or a signal; then takes the count
-/// (what arrives later is not counted).
+/// How long after its own deadline a node goes on counting while messages still come.
+///
+/// Why: each node's deadline runs from its own start, and the publishers of a case start later
+/// than its subscribers (a lane publisher first waits for every subscriber to attach, which at
+/// S = 32 on a loaded machine took over 2 s) and may run behind. Without this, a subscriber
+/// stopped counting while the last messages were still being published, and the case read as
+/// lossy with nothing dropped anywhere (7 December: 109-189 of each subscriber's last messages at
+/// S = 32, all stamped after its last arrival, no queue drop or fallback counted).
+pub const LATE_PUBLISHERS: Duration = Duration::from_secs(20);
+
+/// Waits until every measured delivery arrived, or a signal, or `deadline` once no delivery
+/// came in the last [`GRACE`] (up to [`LATE_PUBLISHERS`] past it); then takes the
+/// count (what arrives later is not counted).
 pub async fn collect(recorder: &Recorder, deadline: Instant) -> Tally {
-    let read_all = async {
+    let last_call = deadline + LATE_PUBLISHERS;
+    let mut deadline = deadline;
+    loop {
         // A completion before this wait left a permit: it returns at once.
-        recorder.complete.notified().await;
-    };
-    tokio::select! {
-        _ = tokio::time::timeout_at(deadline.into(), read_all) => {}
-        () = shutdown::first_signal() => {}
+        let read_all = tokio::time::timeout_at(deadline.into(), recorder.complete.notified());
+        tokio::select! {
+            outcome = read_all => {
+                if outcome.is_ok() {
+                    break;
+                }
+            }
+            () = shutdown::first_signal() => break,
+        }
+        let last_ns = recorder
+            .tally
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .last_delivery_ns;
+        let since_last = Duration::from_nanos(mono_ns().saturating_sub(last_ns).max(0) as u64);
+        if last_ns == 0 || since_last >= GRACE || Instant::now() >= last_call {
+            break;
+        }
+        deadline = (Instant::now() + (GRACE - since_last)).min(last_call);
     }
     let mut tally = recorder.tally.lock().unwrap_or_else(PoisonError::into_inner);
     Tally {
@@ -316,6 +348,7 @@ pub async fn collect(recorder: &Recorder, deadline: Instant) -> Tally {
         latencies_ns: std::mem::take(&mut tally.latencies_ns),
         received: tally.received,
         expected: tally.expected,
+        last_delivery_ns: tally.last_delivery_ns,
         trace: tally.trace.take(),
     }
 }
@@ -553,6 +586,39 @@ mod tests {
         receiving.join().unwrap();
         assert_eq!((tally.received, tally.expected), (100, 100));
         assert_eq!(tally.latencies_ns, vec![5; 100]);
+    }
+
+    #[tokio::test]
+    async fn collect_goes_on_past_its_deadline_while_measured_messages_still_come() {
+        let topics = Workload::topics_sweep(10).layout();
+        let read = vec![topics[0].clone()];
+        let recorder = Recorder::new(&read, 1, false);
+        let expected = topics[0].count(1);
+        let late = {
+            let recorder = recorder.clone();
+            let warmup = topics[0].warmup();
+            tokio::spawn(async move {
+                // A publisher that started after this node: its messages come well past the
+                // node's deadline, a few milliseconds apart.
+                for seq in warmup + 1..=warmup + expected {
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                    let now = mono_ns();
+                    recorder.record(Delivery {
+                        slot: 0,
+                        seq,
+                        sent_ns: now,
+                        at_ns: now,
+                    });
+                }
+            })
+        };
+        let tally = collect(&recorder, Instant::now() + Duration::from_millis(20)).await;
+        late.await.unwrap();
+        assert_eq!(
+            (tally.received, tally.expected),
+            (expected, expected),
+            "every message that came counted, though most came after the deadline"
+        );
     }
 
     #[tokio::test]
