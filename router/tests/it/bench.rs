@@ -316,10 +316,11 @@ fn a_traced_case_writes_every_measured_message_on_both_sides() {
     }
 }
 
-/// A `zshm` without its `zshm-bench-node` beside it, or with one from an older build (as
+/// A `zshm` without its `zshm-bench-node` beside it, or with one from another build (as
 /// `cargo run --bin zshm` leaves after a change), runs the cases itself and says so on its
 /// terminal and in the report: a node's memory then includes the rest of the program's pages,
-/// and an older node program would measure older code.
+/// and another node program would measure other code. The one of the same build runs the cases
+/// whatever its file time.
 #[test]
 fn the_bench_without_its_node_program_of_the_same_build_runs_the_cases_itself_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
@@ -369,7 +370,27 @@ fn the_bench_without_its_node_program_of_the_same_build_runs_the_cases_itself_an
         "{markdown}"
     );
 
+    // A node program of another build: one whose `--version` names other sources.
     let node = dir.path().join("zshm-bench-node");
+    let other = "zshm-bench-node 0.1.0 (build 0123456789abcdef)";
+    std::fs::write(&node, format!("#!/bin/sh\necho '{other}'\n")).unwrap();
+    std::fs::set_permissions(&node, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (stderr, markdown) = run("bench-other");
+    assert!(
+        stderr.contains(&format!(
+            "zshm bench: zshm-bench-node beside it is from another build (it says `{other}`, this is `zshm "
+        )),
+        "{stderr}"
+    );
+    assert!(
+        markdown
+            .contains("The cases' processes ran as `zshm` (zshm-bench-node beside it is from another build"),
+        "{markdown}"
+    );
+
+    // The node program of this build, even with a file time far from `zshm`'s (an optimised
+    // build links the two minutes apart).
+    std::fs::remove_file(&node).unwrap();
     std::fs::copy(crate::support::ZSHM_BENCH_NODE, &node).unwrap();
     let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     std::fs::File::options()
@@ -378,13 +399,10 @@ fn the_bench_without_its_node_program_of_the_same_build_runs_the_cases_itself_an
         .unwrap()
         .set_modified(an_hour_ago)
         .unwrap();
-    let (stderr, markdown) = run("bench-older");
+    let (stderr, markdown) = run("bench-same");
+    assert!(!stderr.contains("zshm-bench-node"), "{stderr}");
     assert!(
-        stderr.contains("zshm bench: zshm-bench-node beside it is older than it, from another build"),
-        "{stderr}"
-    );
-    assert!(
-        markdown.contains("The cases' processes ran as `zshm` (zshm-bench-node beside it is older"),
+        markdown.contains("The cases' processes ran as `zshm-bench-node`."),
         "{markdown}"
     );
 }

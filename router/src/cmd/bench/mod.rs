@@ -22,6 +22,7 @@ pub mod topics;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -108,7 +109,7 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(duration) = args.soak {
         return soak::run(&exe, &args.out, duration, args.restart_every).await;
     }
-    let processes = process_program(&exe).unwrap_or_else(|why| {
+    let processes = process_program(&exe).clone().unwrap_or_else(|why| {
         eprintln!(
             "zshm bench: {PROCESS_PROGRAM} {why}: the cases run in {}, and each node's memory \
              includes the pages of the router, bridge and Foxglove code around the node's",
@@ -234,24 +235,39 @@ async fn sweep(args: &Args) -> anyhow::Result<ExitCode> {
 /// both).
 const PROCESS_PROGRAM: &str = "zshm-bench-node";
 
-/// How much older than `zshm` its [`PROCESS_PROGRAM`] may be and still count as the same build:
-/// cargo links the two at the end of one build, seconds apart, while one left from before the
-/// last change (`cargo run --bin zshm` builds `zshm` alone) is older by a whole build.
-const SAME_BUILD: Duration = Duration::from_secs(60);
-
 /// What runs the cases' processes: [`PROCESS_PROGRAM`] beside `exe`, built from the `zshm`
 /// library and the benchmark's node code alone, so that a node's threads, memory and code pages
-/// are what a user's node built on the library has. When it is missing or from an older build,
-/// `exe` itself, and why.
-fn process_program(exe: &Path) -> Result<PathBuf, &'static str> {
+/// are what a user's node built on the library has. When it is missing or from another build,
+/// `exe` itself, and why. Decided once per run, so that the terminal and the reports agree.
+fn process_program(exe: &Path) -> &'static Result<PathBuf, String> {
+    static DECIDED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DECIDED.get_or_init(|| same_build_process_program(exe))
+}
+
+/// [`PROCESS_PROGRAM`] beside `exe` if its `--version` names this build. The build is a digest
+/// of the sources (build.rs), not a file time: an optimised build may link the two programs
+/// minutes apart, and `cargo run --bin zshm` leaves an older one beside a newer `zshm`.
+fn same_build_process_program(exe: &Path) -> Result<PathBuf, String> {
     let lean = exe.with_file_name(PROCESS_PROGRAM);
-    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    match (lean.is_file().then(|| modified(&lean)).flatten(), modified(exe)) {
-        (None, _) => Err("is not beside it"),
-        (Some(lean_at), Some(exe_at)) if lean_at + SAME_BUILD < exe_at => Err(
-            "beside it is older than it, from another build (`cargo build` makes both, `cargo run` only `zshm`)",
-        ),
-        _ => Ok(lean),
+    if !lean.is_file() {
+        return Err("is not beside it".to_owned());
+    }
+    let output = std::process::Command::new(&lean)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|error| format!("beside it cannot be run ({error})"))?;
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let printed = printed.trim();
+    if output.status.success() && printed == format!("{PROCESS_PROGRAM} {}", crate::VERSION) {
+        Ok(lean)
+    } else {
+        Err(format!(
+            "beside it is from another build (it says `{printed}`, this is `zshm {}`; `cargo build` \
+             makes both, `cargo run` only `zshm`)",
+            crate::VERSION
+        ))
     }
 }
 
