@@ -219,7 +219,17 @@ impl TopicsResult {
                 .iter()
                 .map(|n| n.pss_bytes as f64 / (1 << 20) as f64)
                 .collect(),
-            nodes_cpu_cores: nodes.iter().map(|n| n.cpu_seconds).sum::<f64>() / seconds,
+            nodes_cpu_cores: nodes
+                .iter()
+                .map(|n| {
+                    n.cpu_seconds
+                        / if n.active_seconds > 0.0 {
+                            n.active_seconds
+                        } else {
+                            seconds
+                        }
+                })
+                .sum(),
             voluntary_switches: nodes.iter().map(|n| n.voluntary_switches).sum(),
             involuntary_switches: nodes.iter().map(|n| n.involuntary_switches).sum(),
             dev_shm_mib,
@@ -320,7 +330,7 @@ fn markdown(axis: Axis, results: &[TopicsResult], command: &str) -> String {
     let mut out = format!("# zshm bench: {name} sweep\n\n");
     let _ = writeln!(
         out,
-        "Command: `{command}`. {}. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores) over the measured window (not the warm-up), and their threads' context switches per delivered message (voluntary: a thread going to sleep, about one per wake-up; involuntary: a thread taken off a CPU while it could run); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
+        "Command: `{command}`. {}. {}. Latency end to end (µs); CPU of the whole machine over the measured window (100% = every core busy); the node processes' own CPU (cores): each node's CPU over its measured window (not the warm-up; from its measured publishing's start to its last message in or out), summed over the nodes; and their threads' context switches per delivered message (voluntary: a thread going to sleep, about one per wake-up; involuntary: a thread taken off a CPU while it could run); threads, RSS and PSS (RSS with shared pages divided among the processes sharing them) per node process; /dev/shm growth over the case.\n",
         axis.describe(),
         super::super::processes_note(),
     );
@@ -615,6 +625,28 @@ mod tests {
             ..NodeReport::default()
         };
         TopicsResult::from_reports(case, &[node], Some(cpu), 1.0)
+    }
+
+    #[test]
+    fn each_node_s_cpu_is_over_its_own_window_and_the_nodes_cores_are_their_sum() {
+        let case = TopicsCase::new(Axis::Topics, Mode::Lane, 10, 0, 10);
+        let node = |cpu_seconds, active_seconds| NodeReport {
+            cpu_seconds,
+            active_seconds,
+            ..NodeReport::default()
+        };
+        // One node on time, one whose messages came 2.5 s late, one from an older report.
+        let result = TopicsResult::from_reports(
+            case,
+            &[node(2.0, 10.0), node(2.5, 12.5), node(1.0, 0.0)],
+            None,
+            0.0,
+        );
+        assert!(
+            (result.nodes_cpu_cores - 0.5).abs() < 1e-9,
+            "0.2 + 0.2 + 0.1 cores: {}",
+            result.nodes_cpu_cores
+        );
     }
 
     #[test]

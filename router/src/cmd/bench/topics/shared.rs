@@ -126,6 +126,12 @@ pub struct NodeReport {
     pub pss_bytes: u64,
     /// Its CPU seconds over the measured window.
     pub cpu_seconds: f64,
+    /// How long that window was: from when its measured publishing began to its last message in
+    /// or out (0 in reports from before 8 December: the case's seconds then). A node goes on
+    /// counting while late messages still come ([`LATE_PUBLISHERS`]), so this is not the case's
+    /// seconds: dividing by those counted a late node's tail as more cores.
+    #[serde(default)]
+    pub active_seconds: f64,
     /// Its threads' voluntary context switches over the measured window: how often they went
     /// to sleep, which for a receiving thread is how often a message had to wake it.
     #[serde(default)]
@@ -514,6 +520,10 @@ pub async fn measure(
     let (threads, rss_bytes, pss_bytes) = threads_rss_pss();
     let usage_start = *usage_start.lock().unwrap_or_else(PoisonError::into_inner);
     let (cpu_seconds, voluntary_switches, involuntary_switches) = usage_start.until(usage_end);
+    // From the window's start to the last message in or out: a wait for messages that never
+    // came (a lossy case) is not the node's work, and costs no CPU.
+    let last_ns = window_end_ns.max(tally.last_delivery_ns);
+    let active_seconds = (last_ns - window_start_ns).max(0) as f64 / 1e9;
     let report = NodeReport {
         index: args.index(),
         received: tally.received,
@@ -523,6 +533,7 @@ pub async fn measure(
         rss_bytes,
         pss_bytes,
         cpu_seconds,
+        active_seconds,
         voluntary_switches,
         involuntary_switches,
         window_start_ns,
