@@ -9,6 +9,11 @@ use std::time::Duration;
 
 use clap::Args;
 
+/// What `--version` prints after the program's name, in `zshm` and `zshm-bench-node`: the release
+/// and the build (a digest of the sources, build.rs), which `zshm bench` compares to its node
+/// program's.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (build ", env!("ZSHM_BUILD"), ")");
+
 /// Config and endpoint flags shared by every subcommand that opens a session (zenohd's names).
 #[derive(Debug, Args, Clone)]
 pub struct SessionArgs {

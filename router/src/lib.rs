@@ -12,10 +12,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// What `--version` prints after the program's name: the release and the build (a digest of the
-/// sources, build.rs), which `zshm bench` compares to its node program's.
-const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (build ", env!("ZSHM_BUILD"), ")");
-
 /// `zshm`: parses the command line and runs the command.
 pub fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
@@ -28,7 +24,7 @@ pub fn bench_process_main() -> ExitCode {
     /// The benchmark's processes `bench-role`, `bench-node` and `bench-service`, which `zshm bench`
     /// starts (not listed: only the bench runs them).
     #[derive(Debug, Parser)]
-    #[command(name = "zshm-bench-node", version = VERSION)]
+    #[command(name = "zshm-bench-node", version = cli::VERSION)]
     struct BenchCli {
         #[command(subcommand)]
         process: cmd::BenchProcess,

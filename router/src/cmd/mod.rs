@@ -43,7 +43,7 @@ use crate::support::{children, shutdown};
 ///
 /// Exit codes: 0 success, 1 failure, 2 bad input (config, flag or environment variable).
 #[derive(Debug, Parser)]
-#[command(name = "zshm", version = crate::VERSION, about, long_about = None)]
+#[command(name = "zshm", version = crate::cli::VERSION, about, long_about = None)]
 pub struct Cli {
     /// What to run.
     #[command(subcommand)]

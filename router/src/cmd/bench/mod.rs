@@ -260,13 +260,13 @@ fn same_build_process_program(exe: &Path) -> Result<PathBuf, String> {
         .map_err(|error| format!("beside it cannot be run ({error})"))?;
     let printed = String::from_utf8_lossy(&output.stdout);
     let printed = printed.trim();
-    if output.status.success() && printed == format!("{PROCESS_PROGRAM} {}", crate::VERSION) {
+    if output.status.success() && printed == format!("{PROCESS_PROGRAM} {}", crate::cli::VERSION) {
         Ok(lean)
     } else {
         Err(format!(
             "beside it is from another build (it says `{printed}`, this is `zshm {}`; `cargo build` \
              makes both, `cargo run` only `zshm`)",
-            crate::VERSION
+            crate::cli::VERSION
         ))
     }
 }
